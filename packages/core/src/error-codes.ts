@@ -1,0 +1,21 @@
+/**
+ * Every stable error code nudge reports, with the HTTP status it maps to and what it means.
+ * `docs/errors.md` lists the same codes; a test fails when the two disagree.
+ */
+export const ERROR_CODES = {
+  INVALID_REQUEST: { status: 400, summary: 'The body, params or query do not match the route schema.' },
+  INVALID_JSON: { status: 400, summary: 'The body is not valid JSON.' },
+  UNKNOWN_KIND: { status: 400, summary: 'No handler is registered for the job kind.' },
+  JOB_NOT_FOUND: { status: 404, summary: 'No job has that id.' },
+  ROUTE_NOT_FOUND: { status: 404, summary: 'No route matches the method and path.' },
+  BODY_TOO_LARGE: { status: 413, summary: 'The body is larger than the configured limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The body is not `application/json`.' },
+  NOT_READY: { status: 503, summary: 'The database is unreachable or its schema is not current.' },
+  INTERNAL_ERROR: { status: 500, summary: 'An unexpected failure; the server log has the details.' },
+  INVALID_CONFIG: { status: 500, summary: 'A setting is invalid; the service refuses to start.' },
+  SCHEMA_TOO_NEW: { status: 500, summary: 'The database was migrated by a newer nudge; upgrade this instance.' },
+  HANDLERS_INVALID: { status: 500, summary: 'The handler module failed to load or exports no handler.' },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+/** One of the keys of {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;

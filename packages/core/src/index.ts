@@ -1,0 +1,5 @@
+export * from './job-status.js';
+export * from './job.js';
+export * from './backoff.js';
+export * from './error-codes.js';
+export * from './nudge-error.js';

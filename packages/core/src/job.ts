@@ -1,0 +1,35 @@
+import type { JobStatus } from './job-status.js';
+
+/** Any value that survives `JSON.stringify` then `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * A job as the store reads it back. Times are `Date`s taken from the database clock.
+ */
+export interface Job {
+  /** Row id, assigned by the database; ascending in insertion order. */
+  readonly id: number;
+  /** Handler name the job is dispatched to. */
+  readonly kind: string;
+  readonly payload: JsonValue;
+  readonly status: JobStatus;
+  /** Lower runs first; default 0, negative allowed. */
+  readonly priority: number;
+  /** Earliest time the job may be claimed. */
+  readonly runAt: Date;
+  /** Attempts started so far (each claim adds one). */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  /** Fencing token: bumped by every change of owner (claim, release, lease-expiry requeue). */
+  readonly version: number;
+  /** Worker id of the current or last owner, `null` before the first claim. */
+  readonly claimedBy: string | null;
+  readonly leaseExpiresAt: Date | null;
+  readonly lastError: string | null;
+  readonly result: JsonValue | null;
+  readonly createdAt: Date;
+  /** Start of the latest attempt. */
+  readonly startedAt: Date | null;
+  /** When the job reached `SUCCEEDED`, `FAILED` or `CANCELLED`. */
+  readonly finishedAt: Date | null;
+}

@@ -1,0 +1,52 @@
+import type { Job, JobStatus, JsonValue } from '@nudge/core';
+
+/** A `nudge_jobs` row as node-postgres returns it (int8 parsed to number, jsonb parsed). */
+export interface PgJobRow {
+  id: number;
+  kind: string;
+  payload: JsonValue;
+  status: string;
+  priority: number;
+  run_at: Date;
+  attempts: number;
+  max_attempts: number;
+  version: number;
+  claimed_by: string | null;
+  lease_expires_at: Date | null;
+  last_error: string | null;
+  result: JsonValue | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** Converts a PostgreSQL row to a {@link Job}. */
+export function pgRowToJob(row: PgJobRow): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    payload: row.payload,
+    status: row.status as JobStatus,
+    priority: row.priority,
+    runAt: row.run_at,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    version: row.version,
+    claimedBy: row.claimed_by,
+    leaseExpiresAt: row.lease_expires_at,
+    lastError: row.last_error,
+    result: row.result,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/**
+ * SQL for the database clock; `$n` is `NULL` in production and a fixed time in tests.
+ * `now()` is the transaction's start, so every use within one statement agrees.
+ */
+export const pgNow = (param: string): string => `coalesce(${param}::timestamptz, now())`;
+
+/** SQL for a bound number of milliseconds as an interval. */
+export const pgMs = (param: string): string => `(${param}::double precision * interval '1 millisecond')`;

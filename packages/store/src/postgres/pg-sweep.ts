@@ -1,0 +1,67 @@
+import type pg from 'pg';
+import type { SweepInput, SweepResult } from '../store.js';
+import { pgMs, pgNow } from './pg-row.js';
+
+// Rows are locked (skipping rows another sweeper holds) until the transaction ends, so a
+// complete or heartbeat for them waits, then finds its version gone or re-checks its state.
+const EXPIRED = `
+SELECT id, version, kind, attempts FROM nudge_jobs
+ WHERE status = 'RUNNING' AND lease_expires_at < ${pgNow('$1')}
+ ORDER BY lease_expires_at
+ LIMIT $2
+ FOR UPDATE SKIP LOCKED`;
+
+// Invariant: a row is recovered only if it is still the same expired attempt (same version,
+// still RUNNING, lease still past); the version bump fences out the worker that lost the lease.
+const RECOVER = `
+UPDATE nudge_jobs AS j
+   SET status = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED' ELSE 'PENDING' END,
+       run_at = CASE WHEN j.attempts >= j.max_attempts THEN j.run_at ELSE ${pgNow('$1')} + ${pgMs('t.delay_ms')} END,
+       finished_at = CASE WHEN j.attempts >= j.max_attempts THEN ${pgNow('$1')} END,
+       version = j.version + 1,
+       last_error = 'lease expired at ' || to_char(j.lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+                    || ' while held by ' || coalesce(j.claimed_by, '?')
+                    || ': the worker stopped heartbeating (crash, kill or stall)',
+       lease_expires_at = NULL
+  FROM unnest($2::bigint[], $3::integer[], $4::double precision[]) AS t(id, version, delay_ms)
+ WHERE j.id = t.id AND j.version = t.version AND j.status = 'RUNNING' AND j.lease_expires_at < ${pgNow('$1')}
+RETURNING j.status`;
+
+interface ExpiredRow {
+  id: number;
+  version: number;
+  kind: string;
+  attempts: number;
+}
+
+/** The PostgreSQL lease-expiry sweep, in one transaction; see {@link Store.sweepExpired}. */
+export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const now = input.now ?? null;
+    const expired = await client.query<ExpiredRow>(EXPIRED, [now, input.limit ?? 1000]);
+    let requeued = 0;
+    let failed = 0;
+    if (expired.rows.length > 0) {
+      const rows = expired.rows;
+      const written = await client.query<{ status: string }>(RECOVER, [
+        now,
+        rows.map((r) => r.id),
+        rows.map((r) => r.version),
+        rows.map((r) => input.retryDelayMs({ kind: r.kind, attempts: r.attempts })),
+      ]);
+      for (const row of written.rows) {
+        if (row.status === 'PENDING') requeued += 1;
+        else failed += 1;
+      }
+    }
+    await client.query('COMMIT');
+    return { requeued, failed };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

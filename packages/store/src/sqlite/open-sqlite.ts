@@ -1,0 +1,24 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+/** Options for {@link openSqlite}. */
+export interface OpenSqliteOptions {
+  /** How long a writer waits for another process's write lock, in ms. @defaultValue 5000 */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) a SQLite database file for the queue: WAL so readers never block
+ * the writer, a busy timeout so concurrent processes wait instead of failing, and
+ * `synchronous = FULL` so a committed job survives a power loss, not only a process crash.
+ */
+export function openSqlite(filename: string, options: OpenSqliteOptions = {}): Database.Database {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const db = new Database(filename);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  return db;
+}

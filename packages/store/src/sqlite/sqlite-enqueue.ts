@@ -1,0 +1,48 @@
+import type Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, type Insertable } from 'kysely';
+import type { Job } from '@nudge/core';
+import type { EnqueueInput } from '../store.js';
+import { sqliteRowToJob, type SqliteJobRow, type SqliteJobsTable, type SqliteSchema } from './sqlite-row.js';
+
+function toRow(input: EnqueueInput): Insertable<SqliteJobsTable> {
+  const row: Insertable<SqliteJobsTable> = { kind: input.kind };
+  if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
+  if (input.priority !== undefined) row.priority = input.priority;
+  if (input.runAt !== undefined) row.run_at = input.runAt.toISOString();
+  if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
+  return row;
+}
+
+/**
+ * Prepares batch enqueue for SQLite. Kysely builds each INSERT (omitted fields fall to the
+ * schema defaults); better-sqlite3 runs them all in one synchronous `BEGIN IMMEDIATE`
+ * transaction, so a batch is atomic and nothing else on this connection interleaves with it.
+ */
+export function createSqliteEnqueue(
+  db: Database.Database,
+  kysely: Kysely<SqliteSchema>,
+): (inputs: readonly EnqueueInput[]) => Job[] {
+  const statements = new Map<string, Database.Statement<unknown[], SqliteJobRow>>();
+  const prepared = (sql: string): Database.Statement<unknown[], SqliteJobRow> => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare<unknown[], SqliteJobRow>(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const insertAll = db.transaction((inputs: readonly EnqueueInput[]) =>
+    inputs.map((input) => {
+      const query = kysely.insertInto('nudge_jobs').values(toRow(input)).returningAll().compile();
+      const row = prepared(query.sql).get(...query.parameters);
+      if (!row) throw new Error('INSERT … RETURNING returned no row');
+      return sqliteRowToJob(row);
+    }),
+  );
+  return (inputs) => (inputs.length === 0 ? [] : insertAll.immediate(inputs));
+}
+
+/** A Kysely instance over an open better-sqlite3 database. */
+export function sqliteKysely<Schema>(db: Database.Database): Kysely<Schema> {
+  return new Kysely<Schema>({ dialect: new SqliteDialect({ database: db }) });
+}

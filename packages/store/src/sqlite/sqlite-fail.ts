@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+import type { FailInput, FailOutcome } from '../store.js';
+import { toSqliteTime } from './sqlite-row.js';
+import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+
+// Invariant: only the current attempt records a failure; the job retries after the given delay
+// while attempts remain, and is FAILED otherwise (or at once when the failure is permanent).
+const FAIL = `
+UPDATE nudge_jobs
+   SET status = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN 'FAILED' ELSE 'PENDING' END,
+       run_at = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN run_at
+                     ELSE ${sqliteNowPlus('@retryDelayMs')} END,
+       finished_at = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN ${SQLITE_NOW} END,
+       last_error = @error,
+       lease_expires_at = NULL
+ WHERE id = @id AND version = @version AND status = 'RUNNING'
+RETURNING id, version, status`;
+
+/** Prepares the SQLite failure recording; see {@link Store.fail}. */
+export function createSqliteFail(db: Database.Database): (items: readonly FailInput[], now?: Date) => FailOutcome[] {
+  const statement = db.prepare<Record<string, unknown>, FailOutcome>(FAIL);
+  const fail = db.transaction((items: readonly FailInput[], now: string | null) =>
+    items.flatMap((item) =>
+      statement.all({
+        id: item.id,
+        version: item.version,
+        error: item.error,
+        retryDelayMs: item.retryDelayMs,
+        permanent: item.permanent === true ? 1 : 0,
+        now,
+      }),
+    ),
+  );
+  return (items, now) => (items.length === 0 ? [] : fail.immediate(items, toSqliteTime(now)));
+}

@@ -1,0 +1,59 @@
+import type { Generated, Selectable } from 'kysely';
+import type { Job, JobStatus, JsonValue } from '@nudge/core';
+
+/** The `nudge_jobs` table for Kysely: times and JSON are text; `Generated` columns have defaults. */
+export interface SqliteJobsTable {
+  id: Generated<number>;
+  kind: string;
+  payload: Generated<string>;
+  status: Generated<string>;
+  priority: Generated<number>;
+  run_at: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  version: Generated<number>;
+  claimed_by: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  result: string | null;
+  created_at: Generated<string>;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** Kysely schema of the SQLite store. */
+export interface SqliteSchema {
+  nudge_jobs: SqliteJobsTable;
+}
+
+/** A `nudge_jobs` row as better-sqlite3 returns it. */
+export type SqliteJobRow = Selectable<SqliteJobsTable>;
+
+const date = (text: string | null): Date | null => (text === null ? null : new Date(text));
+
+/** Converts a SQLite row to a {@link Job}. */
+export function sqliteRowToJob(row: SqliteJobRow): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    payload: JSON.parse(row.payload) as JsonValue,
+    status: row.status as JobStatus,
+    priority: row.priority,
+    runAt: new Date(row.run_at),
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    version: row.version,
+    claimedBy: row.claimed_by,
+    leaseExpiresAt: date(row.lease_expires_at),
+    lastError: row.last_error,
+    result: row.result === null ? null : (JSON.parse(row.result) as JsonValue),
+    createdAt: new Date(row.created_at),
+    startedAt: date(row.started_at),
+    finishedAt: date(row.finished_at),
+  };
+}
+
+/** Formats a `Date` the way the schema stores times (`YYYY-MM-DDTHH:MM:SS.sssZ`). */
+export function toSqliteTime(value: Date | undefined): string | null {
+  return value === undefined ? null : value.toISOString();
+}

@@ -1,0 +1,130 @@
+import type Database from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import type { Job } from '@nudge/core';
+import type {
+  ClaimInput,
+  CompleteInput,
+  EnqueueInput,
+  FailInput,
+  FailOutcome,
+  JobLease,
+  SchemaState,
+  Store,
+  StoreCapabilities,
+  SweepInput,
+  SweepResult,
+} from '../store.js';
+import { createSqliteClaim } from './sqlite-claim.js';
+import { createSqliteComplete } from './sqlite-complete.js';
+import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
+import { createSqliteFail } from './sqlite-fail.js';
+import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
+import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
+import { sqliteRowToJob, type SqliteSchema } from './sqlite-row.js';
+import { createSqliteRelease } from './sqlite-release.js';
+import { createSqliteSweep } from './sqlite-sweep.js';
+import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
+
+/**
+ * The SQLite store: one file, one connection per store. Hot-path writes are hand-written,
+ * prepared once, and run synchronously in `BEGIN IMMEDIATE` transactions; other processes on
+ * the same file wait on the busy timeout.
+ */
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
+  readonly capabilities: StoreCapabilities = {
+    supportsSkipLocked: false,
+    supportsListen: false,
+    supportsManyHosts: false,
+  };
+
+  readonly #db: Database.Database;
+  readonly #kysely: Kysely<SqliteSchema>;
+  #hot: ReturnType<typeof prepareHotPath> | undefined;
+  #enqueue: ((inputs: readonly EnqueueInput[]) => Job[]) | undefined;
+
+  /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
+  constructor(filename: string, options: OpenSqliteOptions = {}) {
+    this.#db = openSqlite(filename, options);
+    this.#kysely = sqliteKysely(this.#db);
+  }
+
+  // Statements are prepared after migration: preparing needs the table to exist.
+  get #hotPath(): ReturnType<typeof prepareHotPath> {
+    this.#hot ??= prepareHotPath(this.#db);
+    return this.#hot;
+  }
+
+  async migrate(): Promise<number[]> {
+    return migrateSqlite(this.#db);
+  }
+
+  async schemaState(): Promise<SchemaState> {
+    return sqliteSchemaState(this.#db);
+  }
+
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.#kysely);
+  }
+
+  async now(): Promise<Date> {
+    const row = this.#db.prepare(`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`).get() as { now: string };
+    return new Date(row.now);
+  }
+
+  async enqueue(input: EnqueueInput): Promise<Job> {
+    const [job] = await this.enqueueMany([input]);
+    if (!job) throw new Error('enqueue returned no job');
+    return job;
+  }
+
+  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]> {
+    this.#enqueue ??= createSqliteEnqueue(this.#db, this.#kysely);
+    return this.#enqueue(inputs);
+  }
+
+  async getJob(id: number): Promise<Job | undefined> {
+    const row = await this.#kysely.selectFrom('nudge_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && sqliteRowToJob(row);
+  }
+
+  async claim(input: ClaimInput): Promise<Job[]> {
+    return this.#hotPath.claim(input);
+  }
+
+  async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
+    return this.#hotPath.heartbeat(leases, leaseMs, now);
+  }
+
+  async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
+    return this.#hotPath.complete(items, now);
+  }
+
+  async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
+    return this.#hotPath.fail(items, now);
+  }
+
+  async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
+    return this.#hotPath.release(leases, now);
+  }
+
+  async sweepExpired(input: SweepInput): Promise<SweepResult> {
+    return this.#hotPath.sweep(input);
+  }
+
+  async close(): Promise<void> {
+    await this.#kysely.destroy();
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+function prepareHotPath(db: Database.Database) {
+  return {
+    claim: createSqliteClaim(db),
+    heartbeat: createSqliteHeartbeat(db),
+    complete: createSqliteComplete(db),
+    fail: createSqliteFail(db),
+    release: createSqliteRelease(db),
+    sweep: createSqliteSweep(db),
+  };
+}

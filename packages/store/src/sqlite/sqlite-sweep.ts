@@ -1,0 +1,51 @@
+import type Database from 'better-sqlite3';
+import type { SweepInput, SweepResult } from '../store.js';
+import { toSqliteTime } from './sqlite-row.js';
+import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+
+const EXPIRED = `
+SELECT id, version, kind, attempts FROM nudge_jobs
+ WHERE status = 'RUNNING' AND lease_expires_at < ${SQLITE_NOW}
+ ORDER BY lease_expires_at
+ LIMIT @limit`;
+
+// Invariant: a row is recovered only if it is still the same expired attempt when written
+// (same version, still RUNNING, lease still past); a job completed or heartbeated meanwhile
+// is left alone. The version bump fences out the worker that lost the lease.
+const RECOVER = `
+UPDATE nudge_jobs
+   SET status = CASE WHEN attempts >= max_attempts THEN 'FAILED' ELSE 'PENDING' END,
+       run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ${sqliteNowPlus('@retryDelayMs')} END,
+       finished_at = CASE WHEN attempts >= max_attempts THEN ${SQLITE_NOW} END,
+       version = version + 1,
+       last_error = 'lease expired at ' || lease_expires_at || ' while held by ' || coalesce(claimed_by, '?')
+                    || ': the worker stopped heartbeating (crash, kill or stall)',
+       lease_expires_at = NULL
+ WHERE id = @id AND version = @version AND status = 'RUNNING' AND lease_expires_at < ${SQLITE_NOW}
+RETURNING status`;
+
+interface ExpiredRow {
+  id: number;
+  version: number;
+  kind: string;
+  attempts: number;
+}
+
+/** Prepares the SQLite lease-expiry sweep; see {@link Store.sweepExpired}. */
+export function createSqliteSweep(db: Database.Database): (input: SweepInput) => SweepResult {
+  const expired = db.prepare<Record<string, unknown>, ExpiredRow>(EXPIRED);
+  const recover = db.prepare<Record<string, unknown>, { status: string }>(RECOVER);
+  const sweep = db.transaction((input: SweepInput) => {
+    const now = toSqliteTime(input.now);
+    let requeued = 0;
+    let failed = 0;
+    for (const row of expired.all({ limit: input.limit ?? 1000, now })) {
+      const retryDelayMs = input.retryDelayMs({ kind: row.kind, attempts: row.attempts });
+      const written = recover.get({ id: row.id, version: row.version, retryDelayMs, now });
+      if (written?.status === 'PENDING') requeued += 1;
+      else if (written?.status === 'FAILED') failed += 1;
+    }
+    return { requeued, failed };
+  });
+  return (input) => sweep.immediate(input);
+}
