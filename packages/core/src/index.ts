@@ -3,3 +3,4 @@ export * from './job.js';
 export * from './backoff.js';
 export * from './error-codes.js';
 export * from './nudge-error.js';
+export * from './logger.js';
