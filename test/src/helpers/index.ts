@@ -1,0 +1,3 @@
+export * from './databases.js';
+export * from './raw-sql.js';
+export * from './wait-for.js';
