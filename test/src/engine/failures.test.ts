@@ -1,0 +1,145 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Job } from '@nudge/core';
+import type { Engine } from '@nudge/engine';
+import type { Store } from '@nudge/store';
+import {
+  createEngine,
+  createScratch,
+  createTestDatabase,
+  openStore,
+  rawQuery,
+  waitUntil,
+  type Scratch,
+  type TestDatabase,
+} from '../helpers/index.js';
+
+describe('engine: failures are contained and retried', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let engine: Engine;
+  let scratch: Scratch;
+
+  before(async () => {
+    db = await createTestDatabase('sqlite');
+    store = await openStore(db);
+    scratch = createScratch();
+    engine = await createEngine(store, {
+      threads: 1,
+      jobTimeoutMs: 500,
+      abortGraceMs: 100,
+      maxOldGenerationSizeMb: 48,
+      backoff: { baseMs: 200, maxMs: 10_000, jitterRatio: 0 },
+      backoffByKind: { sleepy: { baseMs: 5 } },
+    });
+    engine.start();
+  });
+  after(async () => {
+    await engine.stop();
+    await store.close();
+    await db.drop();
+    scratch.remove();
+  });
+
+  const settled = (id: number): Promise<Job> =>
+    waitUntil(
+      async () => {
+        const job = await store.getJob(id);
+        return job && ['SUCCEEDED', 'FAILED'].includes(job.status) ? job : undefined;
+      },
+      20_000,
+      20,
+      `job ${id} to settle`,
+    );
+
+  const threadOfNextJob = async (): Promise<number> => {
+    const job = await store.enqueue({ kind: 'whichThread' });
+    engine.requestClaim();
+    const done = await settled(job.id);
+    assert.equal(done.status, 'SUCCEEDED');
+    return (done.result as { threadId: number }).threadId;
+  };
+
+  it('retries a throwing handler with exponential backoff, then fails it with the error', async () => {
+    const failures: Array<{ status: string; retryDelayMs: number; gapMs: number }> = [];
+    const job = await store.enqueue({ kind: 'fail', payload: { message: 'upstream said no' }, maxAttempts: 3 });
+    const onFailed = (event: { id: number; status: string; retryDelayMs: number }): void => {
+      if (event.id !== job.id) return;
+      void Promise.all([store.getJob(job.id), store.now()]).then(([row, now]) => {
+        failures.push({
+          status: event.status,
+          retryDelayMs: event.retryDelayMs,
+          gapMs: row ? row.runAt.getTime() - now.getTime() : NaN,
+        });
+      });
+    };
+    engine.on('job:failed', onFailed);
+    engine.requestClaim();
+    const done = await settled(job.id);
+    engine.off('job:failed', onFailed);
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.attempts, 3);
+    assert.equal(done.lastError, 'upstream said no');
+    await waitUntil(() => (failures.length === 3 ? true : undefined));
+    // Formula: baseMs * 2^(attempt - 1) with jitter 0 → 200 ms, then 400 ms.
+    assert.deepEqual(
+      failures.map((f) => [f.status, f.retryDelayMs]),
+      [
+        ['PENDING', 200],
+        ['PENDING', 400],
+        ['FAILED', 800],
+      ],
+    );
+    for (const f of failures.slice(0, 2)) {
+      assert.ok(f.gapMs > 0 && f.gapMs <= f.retryDelayMs, `run_at is now + delay (gap ${f.gapMs} ms)`);
+    }
+  });
+
+  it('a timeout terminates the handler thread and fails the attempt', async () => {
+    const markerFile = join(scratch.dir, 'spin-thread');
+    const job = await store.enqueue({ kind: 'spin', payload: { markerFile }, maxAttempts: 1 });
+    engine.requestClaim();
+    const done = await settled(job.id);
+    assert.equal(done.status, 'FAILED');
+    assert.match(done.lastError ?? '', /timed out after 500 ms; the handler's thread was terminated/);
+    const spunOn = Number(readFileSync(markerFile, 'utf8'));
+    const nextThread = await threadOfNextJob();
+    assert.notEqual(nextThread, spunOn, 'the spinning thread was replaced');
+  });
+
+  it('a thread that exits fails its attempt and the pool recovers', async () => {
+    const job = await store.enqueue({ kind: 'crash', payload: { code: 7 }, maxAttempts: 1 });
+    engine.requestClaim();
+    const done = await settled(job.id);
+    assert.equal(done.status, 'FAILED');
+    assert.match(done.lastError ?? '', /thread crashed .*code: 7/);
+    await threadOfNextJob();
+  });
+
+  it('a thread out of memory fails its attempt and the service lives on', async () => {
+    const job = await store.enqueue({ kind: 'oom', maxAttempts: 1 });
+    engine.requestClaim();
+    const done = await settled(job.id);
+    assert.equal(done.status, 'FAILED');
+    assert.match(done.lastError ?? '', /ran out of memory \(limit 48 MB\)/);
+    await threadOfNextJob();
+  });
+
+  it('an unknown kind fails at once, naming the kind and the known kinds', async () => {
+    await rawQuery(db, `INSERT INTO nudge_jobs (kind, payload) VALUES ('no_such_kind', '{}')`);
+    const [row] = await rawQuery<{ id: number }>(db, `SELECT id FROM nudge_jobs WHERE kind = 'no_such_kind'`);
+    engine.requestClaim();
+    const done = await settled(Number(row?.id));
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.attempts, 1);
+    assert.match(done.lastError ?? '', /unknown job kind "no_such_kind"/);
+    assert.match(done.lastError ?? '', /known kinds: crash, echo, fail, hold, noop, oom, sleepy, spin, whichThread/);
+  });
+
+  it('a per-kind backoff overrides the default curve', async () => {
+    assert.equal(engine.backoffFor('sleepy').baseMs, 5);
+    assert.equal(engine.backoffFor('fail').baseMs, 200);
+  });
+});
