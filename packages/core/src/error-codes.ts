@@ -13,7 +13,10 @@ export const ERROR_CODES = {
   NOT_READY: { status: 503, summary: 'The database is unreachable or its schema is not current.' },
   INTERNAL_ERROR: { status: 500, summary: 'An unexpected failure; the server log has the details.' },
   INVALID_CONFIG: { status: 500, summary: 'A setting is invalid; the service refuses to start.' },
-  SCHEMA_TOO_NEW: { status: 500, summary: 'The database was migrated by a newer nudge; upgrade this instance.' },
+  SCHEMA_TOO_NEW: {
+    status: 500,
+    summary: 'The database was migrated by a newer nudge; upgrade this instance.',
+  },
   HANDLERS_INVALID: { status: 500, summary: 'The handler module failed to load or exports no handler.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

@@ -1,6 +1,12 @@
 import { availableParallelism, hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_BACKOFF, silentLogger, validateBackoff, type BackoffOptions, type Logger } from '@nudge/core';
+import {
+  DEFAULT_BACKOFF,
+  silentLogger,
+  validateBackoff,
+  type BackoffOptions,
+  type Logger,
+} from '@nudge/core';
 import type { Store } from '@nudge/store';
 
 /** Everything an {@link Engine} is configured with; only `store` and `handlers` are required. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { retryDelayMs, type BackoffOptions, type Job, type JsonValue } from '@nudge/core';
+import { retryDelayMs, type BackoffOptions, type Job } from '@nudge/core';
 import type { JobLease, SweepResult } from '@nudge/store';
 import { describeThreadFailure, type AbortReason } from './attempt-failure.js';
 import { ClaimTrigger } from './claim-trigger.js';
@@ -45,11 +45,16 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#pool = pool;
     this.#kinds = new Set(pool.kinds);
     this.#trigger = new ClaimTrigger(() => this.#claimPass());
-    this.#writer = new OutcomeWriter(options.store, options.logger, (name, value) => this.#emitEvent(name, value), (leases) => {
-      for (const lease of leases) {
-        if (this.#leases.get(lease.id)?.version === lease.version) this.#leases.delete(lease.id);
-      }
-    });
+    this.#writer = new OutcomeWriter(
+      options.store,
+      options.logger,
+      (name, value) => this.#emitEvent(name, value),
+      (leases) => {
+        for (const lease of leases) {
+          if (this.#leases.get(lease.id)?.version === lease.version) this.#leases.delete(lease.id);
+        }
+      },
+    );
     const log = (what: string) => (error: unknown) => options.logger.error({ err: error }, `${what} failed`);
     this.#timers = [
       new PeriodicTimer(async () => this.requestClaim(), options.pollIntervalMs, log('poll')),
@@ -128,7 +133,10 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       if (!running || running.job.version !== lease.version) continue;
       lost += 1;
       this.#leases.delete(lease.id);
-      this.options.logger.warn({ jobId: lease.id, version: lease.version }, 'lease lost: aborting the attempt');
+      this.options.logger.warn(
+        { jobId: lease.id, version: lease.version },
+        'lease lost: aborting the attempt',
+      );
       this.emit('job:lease-lost', lease);
       this.#abort(running, 'lease-lost');
     }
@@ -158,7 +166,11 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     sweep?.stop();
     await this.#trigger.idle();
     const graceEnds = Date.now() + this.options.shutdownGraceMs;
-    for (let left = this.options.shutdownGraceMs; this.#running.size > 0 && left > 0; left = graceEnds - Date.now()) {
+    for (
+      let left = this.options.shutdownGraceMs;
+      this.#running.size > 0 && left > 0;
+      left = graceEnds - Date.now()
+    ) {
       await this.#nextSlotFreed(left);
     }
     for (const running of this.#running.values()) this.#abort(running, 'shutdown', true);
@@ -190,7 +202,11 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.emit('claim:query', { limit });
     let jobs: Job[];
     try {
-      jobs = await this.options.store.claim({ workerId: this.options.workerId, limit, leaseMs: this.options.leaseMs });
+      jobs = await this.options.store.claim({
+        workerId: this.options.workerId,
+        limit,
+        leaseMs: this.options.leaseMs,
+      });
     } catch (error) {
       this.options.logger.error({ err: error }, 'claim failed; the poll loop will retry');
       this.emit('claim:error', { error });
@@ -215,7 +231,12 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       this.#writer.push({ type: 'fail', input: { ...lease, error, retryDelayMs: 0, permanent: true } });
       return;
     }
-    const run = this.#pool.run({ jobId: job.id, kind: job.kind, payload: job.payload as JsonValue, attempt: job.attempts });
+    const run = this.#pool.run({
+      jobId: job.id,
+      kind: job.kind,
+      payload: job.payload,
+      attempt: job.attempts,
+    });
     const running: RunningJob = { job, run, timers: [] };
     running.timers.push(setTimeout(() => this.#abort(running, 'timeout'), this.options.jobTimeoutMs));
     this.#running.set(job.id, running);
@@ -241,7 +262,9 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     if (result.ok) return { type: 'complete', input: { ...lease, result: result.result } };
     if (abortReason === 'shutdown') return { type: 'release', input: lease };
     const error =
-      abortReason === 'timeout' ? `timed out after ${this.options.jobTimeoutMs} ms: ${result.error}` : result.error;
+      abortReason === 'timeout'
+        ? `timed out after ${this.options.jobTimeoutMs} ms: ${result.error}`
+        : result.error;
     return this.#failure(job, error);
   }
 
@@ -263,7 +286,8 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     for (const timer of running.timers) clearTimeout(timer);
     this.#running.delete(running.job.id);
     if (outcome) this.#writer.push(outcome);
-    else if (this.#leases.get(running.job.id)?.version === running.job.version) this.#leases.delete(running.job.id);
+    else if (this.#leases.get(running.job.id)?.version === running.job.version)
+      this.#leases.delete(running.job.id);
     this.emit('slot:freed', { free: this.freeSlots });
     if (this.#workMayRemain) this.requestClaim();
   }

@@ -80,7 +80,10 @@ export class OutcomeWriter {
       } catch (error) {
         // Keep what was not written; each kind of outcome is one transaction, all or nothing.
         this.#queue = [...steps.slice(index).flatMap(([rest]) => rest), ...this.#queue];
-        this.#logger.error({ err: error, outcomes: outcomes.length }, 'writing job outcomes failed; will retry');
+        this.#logger.error(
+          { err: error, outcomes: outcomes.length },
+          'writing job outcomes failed; will retry',
+        );
         this.#emit('outcome:error', { error });
         return false;
       }
@@ -100,7 +103,11 @@ export class OutcomeWriter {
     const byId = new Map(inputs.map((input) => [input.id, input]));
     for (const outcome of written) {
       const input = byId.get(outcome.id);
-      this.#emit('job:failed', { ...outcome, error: input?.error ?? '', retryDelayMs: input?.retryDelayMs ?? 0 });
+      this.#emit('job:failed', {
+        ...outcome,
+        error: input?.error ?? '',
+        retryDelayMs: input?.retryDelayMs ?? 0,
+      });
     }
     this.#reportLost('fail', inputs, written);
   }

@@ -12,7 +12,12 @@ export class PeriodicTimer {
   #timer: NodeJS.Timeout | undefined;
   #running = false;
 
-  constructor(task: () => Promise<unknown>, intervalMs: number, onError: (error: unknown) => void, jitterRatio = 0.1) {
+  constructor(
+    task: () => Promise<unknown>,
+    intervalMs: number,
+    onError: (error: unknown) => void,
+    jitterRatio = 0.1,
+  ) {
     this.#task = task;
     this.#intervalMs = intervalMs;
     this.#onError = onError;
@@ -33,10 +38,13 @@ export class PeriodicTimer {
 
   #schedule(): void {
     if (!this.#running) return;
-    this.#timer = setTimeout(() => {
-      this.#task()
-        .catch(this.#onError)
-        .finally(() => this.#schedule());
-    }, jittered(this.#intervalMs, this.#jitterRatio));
+    this.#timer = setTimeout(
+      () => {
+        this.#task()
+          .catch(this.#onError)
+          .finally(() => this.#schedule());
+      },
+      jittered(this.#intervalMs, this.#jitterRatio),
+    );
   }
 }

@@ -36,7 +36,10 @@ for (const dialect of DIALECTS) {
       assert.equal(job.version, 0);
       assert.equal(job.priority, 0);
       const dbNow = await store.now();
-      assert.ok(Math.abs(job.runAt.getTime() - dbNow.getTime()) < 5000, 'run_at defaults to the database clock');
+      assert.ok(
+        Math.abs(job.runAt.getTime() - dbNow.getTime()) < 5000,
+        'run_at defaults to the database clock',
+      );
       const [claimed] = await claim(10);
       assert.equal(claimed?.id, job.id);
       assert.equal(claimed?.status, 'RUNNING');
@@ -99,7 +102,10 @@ for (const dialect of DIALECTS) {
       const [stale] = await claim(1);
       assert.ok(stale);
       const expiredAt = later(stale.leaseExpiresAt ?? new Date(), 1);
-      assert.deepEqual(await store.sweepExpired({ retryDelayMs: () => 0, now: expiredAt }), { requeued: 1, failed: 0 });
+      assert.deepEqual(await store.sweepExpired({ retryDelayMs: () => 0, now: expiredAt }), {
+        requeued: 1,
+        failed: 0,
+      });
       const [current] = await claim(1, later(expiredAt, 1), 'w2');
       assert.ok(current);
       assert.equal(current.version, stale.version + 2);
@@ -159,11 +165,14 @@ for (const dialect of DIALECTS) {
         ],
         now,
       );
-      assert.deepEqual(new Map(outcomes.map((o) => [o.id, o.status])), new Map([
-        [lease('retry').id, 'PENDING'],
-        [lease('last').id, 'FAILED'],
-        [lease('permanent').id, 'FAILED'],
-      ]));
+      assert.deepEqual(
+        new Map(outcomes.map((o) => [o.id, o.status])),
+        new Map([
+          [lease('retry').id, 'PENDING'],
+          [lease('last').id, 'FAILED'],
+          [lease('permanent').id, 'FAILED'],
+        ]),
+      );
       const ok = await store.getJob(lease('ok').id);
       assert.equal(ok?.status, 'SUCCEEDED');
       assert.deepEqual(ok?.result, [1, 'two', { three: 3 }]);
@@ -201,10 +210,13 @@ for (const dialect of DIALECTS) {
         },
       });
       assert.deepEqual(result, { requeued: 1, failed: 1 });
-      assert.deepEqual(calls.sort((a, b) => a.kind.localeCompare(b.kind)), [
-        { kind: 'again', attempts: 1 },
-        { kind: 'done', attempts: 1 },
-      ]);
+      assert.deepEqual(
+        calls.sort((a, b) => a.kind.localeCompare(b.kind)),
+        [
+          { kind: 'again', attempts: 1 },
+          { kind: 'done', attempts: 1 },
+        ],
+      );
       const again = await store.getJob(jobs.find((j) => j.kind === 'again')?.id ?? -1);
       assert.equal(again?.status, 'PENDING');
       assert.equal(again?.version, 2);
@@ -223,7 +235,10 @@ for (const dialect of DIALECTS) {
       const expiry = later(job.leaseExpiresAt ?? new Date(), 1);
       // The owner is late but still the current attempt: its outcome counts.
       await store.complete([{ id: job.id, version: job.version, result: 'late but mine' }], expiry);
-      assert.deepEqual(await store.sweepExpired({ retryDelayMs: () => 0, now: expiry }), { requeued: 0, failed: 0 });
+      assert.deepEqual(await store.sweepExpired({ retryDelayMs: () => 0, now: expiry }), {
+        requeued: 0,
+        failed: 0,
+      });
       const row = await store.getJob(job.id);
       assert.equal(row?.status, 'SUCCEEDED');
       assert.equal(row?.result, 'late but mine');
@@ -257,7 +272,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('enqueueMany returns jobs in input order and is all or nothing', async () => {
-      const jobs = await store.enqueueMany(Array.from({ length: 1500 }, (_, i) => ({ kind: 'k', payload: { i } })));
+      const jobs = await store.enqueueMany(
+        Array.from({ length: 1500 }, (_, i) => ({ kind: 'k', payload: { i } })),
+      );
       assert.deepEqual(
         jobs.map((j) => (j.payload as { i: number }).i),
         Array.from({ length: 1500 }, (_, i) => i),
@@ -287,4 +304,3 @@ for (const dialect of DIALECTS) {
     });
   });
 }
-

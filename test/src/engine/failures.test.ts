@@ -64,7 +64,11 @@ describe('engine: failures are contained and retried', () => {
 
   it('retries a throwing handler with exponential backoff, then fails it with the error', async () => {
     const failures: Array<{ status: string; retryDelayMs: number; gapMs: number }> = [];
-    const job = await store.enqueue({ kind: 'fail', payload: { message: 'upstream said no' }, maxAttempts: 3 });
+    const job = await store.enqueue({
+      kind: 'fail',
+      payload: { message: 'upstream said no' },
+      maxAttempts: 3,
+    });
     const onFailed = (event: { id: number; status: string; retryDelayMs: number }): void => {
       if (event.id !== job.id) return;
       void Promise.all([store.getJob(job.id), store.now()]).then(([row, now]) => {
@@ -135,7 +139,10 @@ describe('engine: failures are contained and retried', () => {
     assert.equal(done.status, 'FAILED');
     assert.equal(done.attempts, 1);
     assert.match(done.lastError ?? '', /unknown job kind "no_such_kind"/);
-    assert.match(done.lastError ?? '', /known kinds: crash, echo, fail, hold, noop, oom, sleepy, spin, whichThread/);
+    assert.match(
+      done.lastError ?? '',
+      /known kinds: crash, echo, fail, hold, noop, oom, sleepy, spin, whichThread/,
+    );
   });
 
   it('a per-kind backoff overrides the default curve', async () => {

@@ -66,9 +66,11 @@ for (const dialect of DIALECTS) {
       engine.start();
       await waitForEvent(engine, 'job:started');
       // Another instance took the job over (as after a sweep and a new claim).
-      await rawQuery(db, `UPDATE nudge_jobs SET version = version + 1, claimed_by = 'someone-else' WHERE id = ?`, [
-        job.id,
-      ]);
+      await rawQuery(
+        db,
+        `UPDATE nudge_jobs SET version = version + 1, claimed_by = 'someone-else' WHERE id = ?`,
+        [job.id],
+      );
       const lost = await waitForEvent<{ id: number }>(engine, 'job:lease-lost');
       assert.equal(lost.id, job.id);
       await waitForEvent(engine, 'slot:freed');

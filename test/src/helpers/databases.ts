@@ -65,7 +65,8 @@ export function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
 
 /** Opens and migrates a store on a test database. */
 export async function openStore(db: TestDatabase): Promise<Store> {
-  const store = db.dialect === 'postgres' ? new PostgresStore(db.url) : new SqliteStore(db.url.slice('sqlite:'.length));
+  const store =
+    db.dialect === 'postgres' ? new PostgresStore(db.url) : new SqliteStore(db.url.slice('sqlite:'.length));
   await store.migrate();
   return store;
 }

@@ -32,6 +32,11 @@ const byClaimOrder = (a: Job, b: Job): number =>
 
 /** The PostgreSQL claim; see {@link Store.claim}. */
 export async function pgClaim(pool: pg.Pool, input: ClaimInput): Promise<Job[]> {
-  const { rows } = await pool.query<PgJobRow>(CLAIM, [input.now ?? null, input.limit, input.workerId, input.leaseMs]);
+  const { rows } = await pool.query<PgJobRow>(CLAIM, [
+    input.now ?? null,
+    input.limit,
+    input.workerId,
+    input.leaseMs,
+  ]);
   return rows.map(pgRowToJob).sort(byClaimOrder);
 }

@@ -11,7 +11,11 @@ UPDATE nudge_jobs AS j
 RETURNING j.id, j.version`;
 
 /** The PostgreSQL completion, one statement for the batch; see {@link Store.complete}. */
-export async function pgComplete(pool: pg.Pool, items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
+export async function pgComplete(
+  pool: pg.Pool,
+  items: readonly CompleteInput[],
+  now?: Date,
+): Promise<JobLease[]> {
   if (items.length === 0) return [];
   const { rows } = await pool.query<JobLease>(COMPLETE, [
     items.map((i) => i.id),

@@ -38,7 +38,10 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
     const done: number[] = [];
     for (const file of files.filter((f) => f.version > applied)) {
       await client.query(file.sql);
-      await client.query('INSERT INTO nudge_migrations (version, name) VALUES ($1, $2)', [file.version, file.name]);
+      await client.query('INSERT INTO nudge_migrations (version, name) VALUES ($1, $2)', [
+        file.version,
+        file.name,
+      ]);
       done.push(file.version);
     }
     await client.query('COMMIT');

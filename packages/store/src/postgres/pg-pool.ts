@@ -17,8 +17,10 @@ export function createPgPool(
     connectionString,
     max,
     types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
+      getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+        oid === INT8_OID
+          ? (value: string) => Number(value)
+          : (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format)) as never,
     },
   });
   pool.on('error', onIdleError);

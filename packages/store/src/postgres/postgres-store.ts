@@ -88,8 +88,12 @@ export class PostgresStore implements Store {
   }
 
   async enqueue(input: EnqueueInput): Promise<Job> {
-    const row = await this.#kysely.insertInto('nudge_jobs').values(toRow(input)).returningAll().executeTakeFirstOrThrow();
-    return pgRowToJob(row as PgJobRow);
+    const row = await this.#kysely
+      .insertInto('nudge_jobs')
+      .values(toRow(input))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return pgRowToJob(row);
   }
 
   async enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]> {
@@ -108,8 +112,12 @@ export class PostgresStore implements Store {
   }
 
   async getJob(id: number): Promise<Job | undefined> {
-    const row = await this.#kysely.selectFrom('nudge_jobs').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && pgRowToJob(row as PgJobRow);
+    const row = await this.#kysely
+      .selectFrom('nudge_jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && pgRowToJob(row);
   }
 
   async claim(input: ClaimInput): Promise<Job[]> {

@@ -17,7 +17,9 @@ UPDATE nudge_jobs
 RETURNING id, version, status`;
 
 /** Prepares the SQLite failure recording; see {@link Store.fail}. */
-export function createSqliteFail(db: Database.Database): (items: readonly FailInput[], now?: Date) => FailOutcome[] {
+export function createSqliteFail(
+  db: Database.Database,
+): (items: readonly FailInput[], now?: Date) => FailOutcome[] {
   const statement = db.prepare<Record<string, unknown>, FailOutcome>(FAIL);
   const fail = db.transaction((items: readonly FailInput[], now: string | null) =>
     items.flatMap((item) =>

@@ -18,5 +18,6 @@ export function createSqliteHeartbeat(
       (lease) => statement.run({ id: lease.id, version: lease.version, leaseMs, now }).changes === 1,
     ),
   );
-  return (leases, leaseMs, now) => (leases.length === 0 ? [] : beat.immediate(leases, leaseMs, toSqliteTime(now)));
+  return (leases, leaseMs, now) =>
+    leases.length === 0 ? [] : beat.immediate(leases, leaseMs, toSqliteTime(now));
 }

@@ -12,7 +12,9 @@ UPDATE nudge_jobs
  WHERE id = @id AND version = @version AND status = 'RUNNING'`;
 
 /** Prepares the SQLite release; see {@link Store.release}. */
-export function createSqliteRelease(db: Database.Database): (leases: readonly JobLease[], now?: Date) => JobLease[] {
+export function createSqliteRelease(
+  db: Database.Database,
+): (leases: readonly JobLease[], now?: Date) => JobLease[] {
   const statement = db.prepare(RELEASE);
   const release = db.transaction((leases: readonly JobLease[], now: string | null) =>
     leases.filter((lease) => statement.run({ id: lease.id, version: lease.version, now }).changes === 1),

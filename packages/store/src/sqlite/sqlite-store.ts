@@ -68,7 +68,9 @@ export class SqliteStore implements Store {
   }
 
   async now(): Promise<Date> {
-    const row = this.#db.prepare(`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`).get() as { now: string };
+    const row = this.#db.prepare(`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`).get() as {
+      now: string;
+    };
     return new Date(row.now);
   }
 
@@ -84,7 +86,11 @@ export class SqliteStore implements Store {
   }
 
   async getJob(id: number): Promise<Job | undefined> {
-    const row = await this.#kysely.selectFrom('nudge_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.#kysely
+      .selectFrom('nudge_jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && sqliteRowToJob(row);
   }
 
