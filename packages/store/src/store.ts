@@ -120,6 +120,8 @@ export interface Store {
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]>;
   /** One job, or `undefined` for an unknown id. */
   getJob(id: number): Promise<Job | undefined>;
+  /** Number of jobs in each status (every status present, zero included). */
+  countByStatus(): Promise<Record<JobStatus, number>>;
 
   /**
    * Claims up to `limit` due `PENDING` jobs in `(priority, run_at, id)` order: sets `RUNNING`,

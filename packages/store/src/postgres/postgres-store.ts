@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Generated, type Insertable } from 'kysely';
-import type { Job, JsonValue } from '@nudge/core';
+import type { Job, JobStatus, JsonValue } from '@nudge/core';
 import type {
   ClaimInput,
   CompleteInput,
@@ -14,6 +14,7 @@ import type {
   SweepInput,
   SweepResult,
 } from '../store.js';
+import { toStatusCounts } from '../count-by-status.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgFail } from './pg-fail.js';
@@ -118,6 +119,15 @@ export class PostgresStore implements Store {
       .where('id', '=', id)
       .executeTakeFirst();
     return row && pgRowToJob(row);
+  }
+
+  async countByStatus(): Promise<Record<JobStatus, number>> {
+    const rows = await this.#kysely
+      .selectFrom('nudge_jobs')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .execute();
+    return toStatusCounts(rows);
   }
 
   async claim(input: ClaimInput): Promise<Job[]> {

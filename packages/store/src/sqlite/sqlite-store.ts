@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import type { Job } from '@nudge/core';
+import type { Job, JobStatus } from '@nudge/core';
 import type {
   ClaimInput,
   CompleteInput,
@@ -14,6 +14,7 @@ import type {
   SweepInput,
   SweepResult,
 } from '../store.js';
+import { toStatusCounts } from '../count-by-status.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
@@ -92,6 +93,15 @@ export class SqliteStore implements Store {
       .where('id', '=', id)
       .executeTakeFirst();
     return row && sqliteRowToJob(row);
+  }
+
+  async countByStatus(): Promise<Record<JobStatus, number>> {
+    const rows = await this.#kysely
+      .selectFrom('nudge_jobs')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .execute();
+    return toStatusCounts(rows);
   }
 
   async claim(input: ClaimInput): Promise<Job[]> {

@@ -1,0 +1,180 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { NudgeError } from '@nudge/core';
+import { CONFIG_VARIABLES, loadConfig } from './config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'nudge-config-'));
+const handlers = join(dir, 'handlers.mjs');
+writeFileSync(handlers, 'export async function echo(p) { return p; }\n');
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `loadConfig` on `env` plus a valid `NUDGE_HANDLERS`, from the temp folder. */
+const load = (env: NodeJS.ProcessEnv) => loadConfig({ NUDGE_HANDLERS: handlers, ...env }, dir);
+
+/** Asserts `env` is refused with `INVALID_CONFIG` and a one-line message naming `variable`. */
+function assertInvalid(env: NodeJS.ProcessEnv, variable: string, message?: RegExp): void {
+  assert.throws(
+    () => load(env),
+    (error: unknown) => {
+      assert.ok(error instanceof NudgeError);
+      assert.equal(error.code, 'INVALID_CONFIG');
+      assert.ok(error.message.startsWith(`${variable} `), error.message);
+      assert.doesNotMatch(error.message, /\n/);
+      if (message) assert.match(error.message, message);
+      return true;
+    },
+  );
+}
+
+describe('loadConfig', () => {
+  it('fills every default', () => {
+    assert.deepEqual(load({}), {
+      databaseUrl: 'sqlite:./data/nudge.db',
+      dialect: 'sqlite',
+      handlers,
+      threads: Math.min(1024, availableParallelism()),
+      host: '127.0.0.1',
+      port: 3000,
+      pollIntervalMs: 1000,
+      leaseMs: 30_000,
+      sweepIntervalMs: 5000,
+      jobTimeoutMs: 300_000,
+      shutdownGraceMs: 10_000,
+      maxOldGenerationSizeMb: 512,
+      bodyLimitBytes: 1_048_576,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = load({
+      DATABASE_URL: 'sqlite:/var/lib/nudge/jobs.db',
+      NUDGE_THREADS: '3',
+      HOST: '0.0.0.0',
+      PORT: '0',
+      NUDGE_POLL_INTERVAL_MS: '250',
+      NUDGE_LEASE_MS: '300',
+      NUDGE_SWEEP_INTERVAL_MS: '700',
+      NUDGE_JOB_TIMEOUT_MS: '60000',
+      NUDGE_SHUTDOWN_GRACE_MS: '0',
+      NUDGE_MAX_OLD_GENERATION_MB: '128',
+      NUDGE_BODY_LIMIT_BYTES: '2048',
+      LOG_LEVEL: 'debug',
+    });
+    assert.deepEqual(config, {
+      databaseUrl: 'sqlite:/var/lib/nudge/jobs.db',
+      dialect: 'sqlite',
+      handlers,
+      threads: 3,
+      host: '0.0.0.0',
+      port: 0,
+      pollIntervalMs: 250,
+      leaseMs: 300,
+      sweepIntervalMs: 700,
+      jobTimeoutMs: 60_000,
+      shutdownGraceMs: 0,
+      maxOldGenerationSizeMb: 128,
+      bodyLimitBytes: 2048,
+      logLevel: 'debug',
+    });
+  });
+
+  it('treats empty and blank values as unset', () => {
+    const config = load({ PORT: '', NUDGE_THREADS: '  ', LOG_LEVEL: '', DATABASE_URL: '' });
+    assert.equal(config.port, 3000);
+    assert.equal(config.threads, Math.min(1024, availableParallelism()));
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.databaseUrl, 'sqlite:./data/nudge.db');
+  });
+
+  it('selects PostgreSQL for postgres:// and postgresql:// URLs', () => {
+    for (const url of ['postgres://nudge@db.internal:5432/jobs', 'postgresql://u:p@127.0.0.1/test']) {
+      const config = load({ DATABASE_URL: url });
+      assert.equal(config.dialect, 'postgres');
+      assert.equal(config.databaseUrl, url);
+    }
+  });
+
+  it('selects SQLite for sqlite:, file: and bare paths', () => {
+    for (const url of ['sqlite:./x.db', 'sqlite:///abs/x.db', 'file:x.db', './x.db', '/abs/x.db']) {
+      assert.equal(load({ DATABASE_URL: url }).dialect, 'sqlite', url);
+    }
+  });
+
+  it('resolves a relative NUDGE_HANDLERS against the working directory', () => {
+    assert.equal(loadConfig({ NUDGE_HANDLERS: 'handlers.mjs' }, dir).handlers, handlers);
+    assert.equal(loadConfig({ NUDGE_HANDLERS: './handlers.mjs' }, dir).handlers, handlers);
+  });
+
+  it('requires NUDGE_HANDLERS', () => {
+    assertInvalid({ NUDGE_HANDLERS: '' }, 'NUDGE_HANDLERS', /is required/);
+  });
+
+  it('refuses a NUDGE_HANDLERS that names no file', () => {
+    assertInvalid({ NUDGE_HANDLERS: 'missing.js' }, 'NUDGE_HANDLERS', /names no file/);
+  });
+
+  const invalid: [string, string, RegExp][] = [
+    ['NUDGE_THREADS', 'abc', /^NUDGE_THREADS must be a whole number from 1 to 1024 \(got "abc"\)$/],
+    ['NUDGE_THREADS', '0', /from 1 to 1024 \(got "0"\)/],
+    ['NUDGE_THREADS', '1025', /from 1 to 1024/],
+    ['NUDGE_THREADS', '2.5', /whole number/],
+    ['NUDGE_THREADS', '-1', /whole number/],
+    ['PORT', '65536', /^PORT must be a whole number from 0 to 65535/],
+    ['PORT', 'http', /PORT must be/],
+    ['NUDGE_POLL_INTERVAL_MS', '0', /whole number of ms from 1/],
+    ['NUDGE_LEASE_MS', '299', /^NUDGE_LEASE_MS must be a whole number of ms from 300/],
+    ['NUDGE_SWEEP_INTERVAL_MS', '1e3', /whole number of ms/],
+    ['NUDGE_JOB_TIMEOUT_MS', '2147483648', /to 2147483647/],
+    ['NUDGE_SHUTDOWN_GRACE_MS', '-5', /whole number of ms from 0/],
+    ['NUDGE_MAX_OLD_GENERATION_MB', '8', /whole number of MB from 16/],
+    ['NUDGE_BODY_LIMIT_BYTES', '0', /whole number of bytes from 1/],
+    [
+      'LOG_LEVEL',
+      'loud',
+      /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/,
+    ],
+    ['DATABASE_URL', 'mysql://root@db/jobs', /^DATABASE_URL must be postgres:\/\/.*sqlite:PATH/],
+    ['DATABASE_URL', 'sqlite:', /DATABASE_URL must be/],
+  ];
+  for (const [variable, value, message] of invalid) {
+    it(`refuses ${variable}=${value}`, () => assertInvalid({ [variable]: value }, variable, message));
+  }
+
+  it('hides the password of a refused database URL', () => {
+    assertInvalid(
+      { DATABASE_URL: 'mysql://root:hunter2@db/jobs' },
+      'DATABASE_URL',
+      /mysql:\/\/root:\*\*\*@db\/jobs/,
+    );
+    assert.throws(
+      () => load({ DATABASE_URL: 'mysql://root:hunter2@db/jobs' }),
+      (e: Error) => !/hunter2/.test(e.message),
+    );
+  });
+
+  it('names every invalid variable on one line', () => {
+    assert.throws(
+      () => load({ NUDGE_THREADS: 'abc', PORT: '-1' }),
+      (error: NudgeError) =>
+        error.code === 'INVALID_CONFIG' &&
+        /^NUDGE_THREADS must .*; PORT must /.test(error.message) &&
+        !error.message.includes('\n'),
+    );
+  });
+
+  it('ignores variables it does not know', () => {
+    assert.doesNotThrow(() => load({ PATH: '/bin', NUDGE_UNKNOWN: 'x' }));
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('documents every variable loadConfig reads, and no other', () => {
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const documented = [...doc.matchAll(/^\|\s*`([A-Z_]+)`\s*\|/gm)].map((match) => match[1]);
+    assert.deepEqual(documented, [...CONFIG_VARIABLES]);
+  });
+});

@@ -1,0 +1,173 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { NudgeError } from '@nudge/core';
+import { sqlitePath, type Dialect } from '@nudge/store';
+
+/** Log levels of pino, the logger Fastify creates; `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Everything the server is configured with, parsed from the environment by {@link loadConfig}. */
+export interface ServerConfig {
+  /** `DATABASE_URL`: `postgres://…` or a SQLite location (`sqlite:PATH`, `file:PATH`, a path). */
+  readonly databaseUrl: string;
+  /** The database `databaseUrl` selects. */
+  readonly dialect: Dialect;
+  /** `NUDGE_HANDLERS`: absolute path (or `file:` URL) of the handler module. */
+  readonly handlers: string;
+  /** `NUDGE_THREADS`: worker threads, which are the jobs run at once. */
+  readonly threads: number;
+  /** `HOST`: interface to listen on. */
+  readonly host: string;
+  /** `PORT`: TCP port; 0 picks a free one. */
+  readonly port: number;
+  /** `NUDGE_POLL_INTERVAL_MS`: time between polls for due jobs, in ms. */
+  readonly pollIntervalMs: number;
+  /** `NUDGE_LEASE_MS`: lease of a claimed job, in ms. */
+  readonly leaseMs: number;
+  /** `NUDGE_SWEEP_INTERVAL_MS`: time between sweeps for expired leases, in ms. */
+  readonly sweepIntervalMs: number;
+  /** `NUDGE_JOB_TIMEOUT_MS`: longest an attempt may run, in ms. */
+  readonly jobTimeoutMs: number;
+  /** `NUDGE_SHUTDOWN_GRACE_MS`: time running jobs get to finish on shutdown, in ms. */
+  readonly shutdownGraceMs: number;
+  /** `NUDGE_MAX_OLD_GENERATION_MB`: heap limit of each worker thread, in MB. */
+  readonly maxOldGenerationSizeMb: number;
+  /** `NUDGE_BODY_LIMIT_BYTES`: largest request body, in bytes. */
+  readonly bodyLimitBytes: number;
+  /** `LOG_LEVEL`: the least severe level logged. */
+  readonly logLevel: LogLevel;
+}
+
+/** Longest delay `setTimeout` honours, in ms (2^31 - 1); longer ones fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A whole number in `[min, max]`, `fallback` when unset. */
+function wholeNumber(min: number, max: number, fallback: number, unit = '') {
+  return z
+    .string()
+    .regex(/^\d+$/)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(fallback)
+    .describe(`a whole number${unit} from ${min} to ${max}`);
+}
+
+/** Shows a raw value in an error message, hiding the password of a URL. */
+function quote(value: string): string {
+  return JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@'));
+}
+
+const DATABASE_URL_FORMS = 'postgres://USER@HOST:PORT/DB, postgresql://…, sqlite:PATH or a file path';
+
+function isDatabaseUrl(url: string): boolean {
+  if (/^postgres(ql)?:\/\//i.test(url)) return URL.canParse(url);
+  try {
+    sqlitePath(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The variables and their defaults; each schema's description is its accepted form, and a
+ * refinement's message is the predicate of the error sentence.
+ */
+function envSchema(cwd: string) {
+  return z.object({
+    DATABASE_URL: z
+      .string()
+      .superRefine((url, ctx) => {
+        if (isDatabaseUrl(url)) return;
+        ctx.addIssue({ code: 'custom', message: `must be ${DATABASE_URL_FORMS} (got ${quote(url)})` });
+      })
+      .default('sqlite:./data/nudge.db')
+      .describe(DATABASE_URL_FORMS),
+    NUDGE_HANDLERS: z
+      .string()
+      .transform((path) => (path.startsWith('file:') || isAbsolute(path) ? path : resolve(cwd, path)))
+      .superRefine((path, ctx) => {
+        if (path.startsWith('file:') || existsSync(path)) return;
+        ctx.addIssue({
+          code: 'custom',
+          message: `names no file (nothing at ${JSON.stringify(path)}): set it to the path of the handler module`,
+        });
+      })
+      .describe('the path of the handler module, relative to the working directory or absolute'),
+    NUDGE_THREADS: wholeNumber(1, 1024, Math.min(1024, availableParallelism())),
+    HOST: z.string().default('127.0.0.1').describe('a host name or IP address'),
+    PORT: wholeNumber(0, 65535, 3000),
+    NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
+    NUDGE_LEASE_MS: wholeNumber(300, MAX_TIMER_MS, 30_000, ' of ms'),
+    NUDGE_SWEEP_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 5000, ' of ms'),
+    NUDGE_JOB_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS, 300_000, ' of ms'),
+    NUDGE_SHUTDOWN_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 10_000, ' of ms'),
+    NUDGE_MAX_OLD_GENERATION_MB: wholeNumber(16, 1_048_576, 512, ' of MB'),
+    NUDGE_BODY_LIMIT_BYTES: wholeNumber(1, 1_073_741_824, 1_048_576, ' of bytes'),
+    LOG_LEVEL: z
+      .enum(LOG_LEVELS)
+      .default('info')
+      .describe(`one of ${LOG_LEVELS.join(', ')}`),
+  });
+}
+
+/** Names of every environment variable {@link loadConfig} reads, in documentation order. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema('/').shape);
+
+/**
+ * Reads the server's configuration from environment variables (see `docs/configuration.md`).
+ * An empty or blank value counts as unset, so its default applies. Relative `NUDGE_HANDLERS`
+ * paths are resolved against `cwd`.
+ *
+ * This is the only place that interprets environment variables (`process.env` is read only as
+ * the default argument); `spawnServer` merely passes its own environment on to the child.
+ *
+ * @param env - the variables; other variables are ignored (default: `process.env`)
+ * @param cwd - the directory relative paths start from (default: `process.cwd()`)
+ * @throws NudgeError `INVALID_CONFIG` with a one-line message naming each invalid variable and its
+ *   accepted form, such as `NUDGE_THREADS must be a whole number from 1 to 1024 (got "abc")`
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
+  const schema = envSchema(cwd);
+  const raw: Record<string, string | undefined> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = env[name];
+    raw[name] = value === undefined || value.trim() === '' ? undefined : value;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0]);
+      if (problems.has(name)) continue;
+      const value = raw[name];
+      const accepted = schema.shape[name as keyof typeof schema.shape].description ?? 'valid';
+      if (value === undefined) problems.set(name, `${name} is required: set it to ${accepted}`);
+      else if (issue.code === 'custom') problems.set(name, `${name} ${issue.message}`);
+      else problems.set(name, `${name} must be ${accepted} (got ${quote(value)})`);
+    }
+    throw new NudgeError('INVALID_CONFIG', [...problems.values()].join('; '));
+  }
+  const e = parsed.data;
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dialect: /^postgres(ql)?:\/\//i.test(e.DATABASE_URL) ? 'postgres' : 'sqlite',
+    handlers: e.NUDGE_HANDLERS,
+    threads: e.NUDGE_THREADS,
+    host: e.HOST,
+    port: e.PORT,
+    pollIntervalMs: e.NUDGE_POLL_INTERVAL_MS,
+    leaseMs: e.NUDGE_LEASE_MS,
+    sweepIntervalMs: e.NUDGE_SWEEP_INTERVAL_MS,
+    jobTimeoutMs: e.NUDGE_JOB_TIMEOUT_MS,
+    shutdownGraceMs: e.NUDGE_SHUTDOWN_GRACE_MS,
+    maxOldGenerationSizeMb: e.NUDGE_MAX_OLD_GENERATION_MB,
+    bodyLimitBytes: e.NUDGE_BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JobLease } from '@nudge/store';
+import { NudgeError } from '@nudge/core';
+import { loadConfig, type ServerConfig } from './config.js';
+import { startServer, type RunningServer } from './start-server.js';
+
+/** A config for a server on a fresh SQLite file in `dir`, on a free port, logging nothing. */
+function testConfig(dir: string, handlersSource: string): ServerConfig {
+  const handlers = join(dir, 'handlers.mjs');
+  writeFileSync(handlers, handlersSource);
+  return loadConfig(
+    {
+      DATABASE_URL: `sqlite:${join(dir, 'nudge.db')}`,
+      NUDGE_HANDLERS: handlers,
+      PORT: '0',
+      NUDGE_THREADS: '2',
+      NUDGE_SHUTDOWN_GRACE_MS: '1000',
+      LOG_LEVEL: 'silent',
+    },
+    dir,
+  );
+}
+
+/** Resolves when the engine has recorded the success of job `id`; rejects after `timeoutMs`. */
+function succeeded(server: RunningServer, timeoutMs = 15_000): (id: number) => Promise<void> {
+  const done = new Set<number>();
+  const waiters = new Map<number, () => void>();
+  server.engine.on('job:succeeded', (lease: JobLease) => {
+    done.add(lease.id);
+    waiters.get(lease.id)?.();
+  });
+  return (id) =>
+    new Promise((resolve, reject) => {
+      if (done.has(id)) return resolve();
+      const timer = setTimeout(
+        () => reject(new Error(`job ${id} did not succeed in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      waiters.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+}
+
+describe('startServer', () => {
+  let dir: string;
+  let server: RunningServer;
+  let waitForSuccess: (id: number) => Promise<void>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nudge-server-'));
+    server = await startServer(testConfig(dir, 'export async function echo(payload) { return payload; }\n'));
+    waitForSuccess = succeeded(server);
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('listens on the port it reports', () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(server.url, 'http://127.0.0.1:0');
+    assert.deepEqual(server.engine.kinds, ['echo']);
+  });
+
+  it('is ready over HTTP once started', async () => {
+    const response = await fetch(`${server.url}/readyz`);
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { status: string }).status, 'ready');
+  });
+
+  it('runs a job posted over HTTP to SUCCEEDED', async () => {
+    const payload = { to: 'a@example.com', n: [1, 2, 3] };
+    const created = await fetch(`${server.url}/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'echo', payload }),
+    });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: number };
+    await waitForSuccess(id);
+    const read = await fetch(`${server.url}/jobs/${id}`);
+    assert.equal(read.status, 200);
+    const job = (await read.json()) as Record<string, unknown>;
+    assert.equal(job.status, 'SUCCEEDED');
+    assert.equal(job.attempts, 1);
+    assert.deepEqual(job.result, payload);
+    assert.equal(typeof job.finishedAt, 'string');
+  });
+
+  it('answers POST /nudge with no body', async () => {
+    const response = await fetch(`${server.url}/nudge`, { method: 'POST' });
+    assert.equal(response.status, 202);
+    assert.deepEqual(await response.json(), { accepted: true });
+  });
+
+  it('closes in order and only once: HTTP first, then the engine, then the store', async () => {
+    const events: string[] = [];
+    server.engine.once('stopped', () => events.push('engine stopped'));
+    const first = server.close();
+    assert.equal(server.close(), first);
+    await first;
+    await assert.rejects(fetch(`${server.url}/healthz`));
+    assert.deepEqual(events, ['engine stopped']);
+    await assert.rejects(server.store.ping());
+  });
+});
+
+describe('startServer failures', () => {
+  it('refuses a handler module that exports no handler, leaving nothing running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nudge-server-'));
+    try {
+      await assert.rejects(
+        startServer(testConfig(dir, 'export const notAHandler = 1;\n')),
+        (error: unknown) => error instanceof NudgeError && error.code === 'HANDLERS_INVALID',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { Engine } from '@nudge/engine';
+import { createHttpApp, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
+import { createStore, type Store } from '@nudge/store';
+import type { ServerConfig } from './config.js';
+
+/** A server started by {@link startServer}. */
+export interface RunningServer {
+  /** The Fastify app, listening; `app.log` is the server's logger. */
+  readonly app: NudgeHttpApp;
+  readonly engine: Engine;
+  /** The migrated store; closed by {@link RunningServer.close}. */
+  readonly store: Store;
+  /** Base URL of the API, such as `http://127.0.0.1:3000`; with port 0, the port bound. */
+  readonly url: string;
+  /**
+   * Graceful stop, in order: closes the HTTP server (no new connections; requests in flight
+   * finish), stops the engine (running jobs get `shutdownGraceMs`, then are released to
+   * `PENDING`), closes the store. Idempotent: every call returns the same promise.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service in this process: opens the store `config.databaseUrl` names and migrates
+ * it, starts the engine's threads on the handler module, registers the routes, listens on
+ * `host:port`, then starts claiming, and logs one `info` line:
+ * `listening on http://HOST:PORT (sqlite, 4 threads, kinds: a, b)`.
+ *
+ * The engine starts only once the port is bound, so a server that cannot listen never claims a
+ * job. On any failure, whatever was started is stopped again before the error is rethrown.
+ *
+ * @throws NudgeError `SCHEMA_TOO_NEW` when the database was migrated by a newer nudge
+ * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
+ * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
+ */
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  const app = createHttpApp({ logger: { level: config.logLevel }, bodyLimitBytes: config.bodyLimitBytes });
+  const store = createStore(config.databaseUrl);
+  let engine: Engine | undefined;
+  let stopping: Promise<void> | undefined;
+  const stopBackground = (): Promise<void> =>
+    (stopping ??= (async () => {
+      try {
+        await engine?.stop();
+      } finally {
+        await store.close();
+      }
+    })());
+  // Fastify closes the HTTP server before it runs onClose hooks.
+  app.addHook('onClose', stopBackground);
+
+  try {
+    await store.migrate();
+    engine = await Engine.create({
+      store,
+      handlers: config.handlers,
+      threads: config.threads,
+      pollIntervalMs: config.pollIntervalMs,
+      leaseMs: config.leaseMs,
+      sweepIntervalMs: config.sweepIntervalMs,
+      jobTimeoutMs: config.jobTimeoutMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      logger: app.log,
+    });
+    await app.register(nudgeRoutes, { store, engine });
+    await app.listen({ host: config.host, port: config.port });
+    engine.start();
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await stopBackground().catch(() => undefined);
+    throw error;
+  }
+
+  const url = listeningUrl(app);
+  const { kinds } = engine;
+  app.log.info(
+    { url, dialect: store.dialect, threads: config.threads, kinds },
+    `listening on ${url} (${store.dialect}, ${config.threads} threads, kinds: ${kinds.join(', ')})`,
+  );
+  let closing: Promise<void> | undefined;
+  return { app, engine, store, url, close: () => (closing ??= app.close()) };
+}
+
+/** `http://HOST:PORT` of the first address `app` listens on, IPv6 hosts in brackets. */
+function listeningUrl(app: NudgeHttpApp): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string')
+    throw new Error(`unexpected server address ${String(address)}`);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}

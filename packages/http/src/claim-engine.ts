@@ -1,0 +1,10 @@
+import type { Engine } from '@nudge/engine';
+
+/**
+ * The part of an {@link Engine} the HTTP layer uses: the kinds it can run (to reject unknown
+ * kinds up front) and the one trigger path (`requestClaim`, coalesced, returns at once).
+ *
+ * An `Engine` fits as is; tests pass a plain object such as
+ * `{ kinds: ['echo'], requestClaim: () => calls++ }`.
+ */
+export type ClaimEngine = Pick<Engine, 'kinds' | 'requestClaim'>;

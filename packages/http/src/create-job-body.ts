@@ -1,0 +1,42 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DATE_TIME_FORMAT } from './date-time-format.js';
+import { EXPECTED_KEYWORD } from './describe-value-error.js';
+
+/** Longest job kind accepted, in characters. */
+export const MAX_KIND_LENGTH = 200;
+/** Range of `priority`; lower runs first. */
+export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
+/** Range of `maxAttempts`. */
+export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
+
+/**
+ * Body of `POST /jobs`. Only `kind` is required; omitted fields take the store's defaults
+ * (`payload` `{}`, `priority` 0, `runAt` the database's now, `maxAttempts` 5). Unknown
+ * properties are refused rather than dropped, so a misspelt field is never silently ignored.
+ */
+export const createJobBodySchema = Type.Object(
+  {
+    kind: Type.String({
+      minLength: 1,
+      maxLength: MAX_KIND_LENGTH,
+      description: 'Name of the handler to run; one of the kinds the handler module exports.',
+    }),
+    payload: Type.Optional(Type.Unknown({ description: 'Handler input, any JSON value. Default `{}`.' })),
+    priority: Type.Optional(Type.Integer({ ...PRIORITY_RANGE, description: 'Lower runs first. Default 0.' })),
+    runAt: Type.Optional(
+      Type.String({
+        format: DATE_TIME_FORMAT,
+        [EXPECTED_KEYWORD]:
+          'an ISO-8601 date-time with a time zone from 1970 to 9999, such as 2030-01-01T09:00:00Z',
+        description: 'Earliest start. Default: now.',
+      }),
+    ),
+    maxAttempts: Type.Optional(
+      Type.Integer({ ...MAX_ATTEMPTS_RANGE, description: 'Attempts before the job is FAILED. Default 5.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The static type of {@link createJobBodySchema}. */
+export type CreateJobBody = Static<typeof createJobBodySchema>;

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ERROR_CODES } from '@nudge/core';
+
+/** `docs/errors.md` at the root of the repository, from `packages/http/dist/`. */
+const DOC = new URL('../../../docs/errors.md', import.meta.url);
+
+/** Rows of the doc's table: `| `CODE` | status | meaning | what to do |`. */
+function documentedCodes(): Map<string, number> {
+  const rows = new Map<string, number>();
+  for (const line of readFileSync(DOC, 'utf8').split('\n')) {
+    const match = /^\|\s*`([A-Z_]+)`\s*\|\s*(\d{3})\s*\|/.exec(line);
+    if (match?.[1] && match[2]) rows.set(match[1], Number(match[2]));
+  }
+  return rows;
+}
+
+describe('docs/errors.md', () => {
+  const documented = documentedCodes();
+
+  it('lists every code of ERROR_CODES with its HTTP status', () => {
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      assert.equal(
+        documented.get(code),
+        status,
+        `docs/errors.md: ${code} should be listed with status ${status}`,
+      );
+    }
+  });
+
+  it('lists no code that ERROR_CODES lacks', () => {
+    for (const code of documented.keys()) {
+      assert.ok(Object.hasOwn(ERROR_CODES, code), `docs/errors.md lists ${code}, which ERROR_CODES lacks`);
+    }
+  });
+});

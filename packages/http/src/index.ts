@@ -1,0 +1,10 @@
+export { buildApp, type BuildAppOptions } from './build-app.js';
+export { createHttpApp, DEFAULT_BODY_LIMIT_BYTES, type HttpAppOptions } from './create-http-app.js';
+export type { NudgeHttpApp } from './nudge-http-app.js';
+export { nudgeRoutes, type NudgeRoutesOptions } from './nudge-routes.js';
+export type { ClaimEngine } from './claim-engine.js';
+export { checkReadiness } from './check-readiness.js';
+export { createJobBodySchema, type CreateJobBody } from './create-job-body.js';
+export { jobViewSchema, toJobView, type JobView } from './job-view.js';
+export { errorBodySchema, errorBody, type ErrorBody } from './error-body.js';
+export { isIsoDateTime } from './date-time-format.js';

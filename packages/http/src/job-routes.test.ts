@@ -1,0 +1,101 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, jsonBody, type TestApp } from './test-app.js';
+
+describe('POST /jobs and GET /jobs/:id', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(async () => t.close());
+
+  it('creates a job with every field and reads it back', async () => {
+    const body = {
+      kind: 'sendEmail',
+      payload: { to: 'a@example.com', tags: ['x', 1, null, true] },
+      priority: -7,
+      runAt: '2030-01-01T10:00:00.250+01:00',
+      maxAttempts: 3,
+    };
+    const created = await t.app.inject({ method: 'POST', url: '/jobs', payload: body });
+    assert.equal(created.statusCode, 201);
+    const view = jsonBody(created);
+    assert.equal(typeof view.id, 'number');
+    assert.equal(created.headers.location, `/jobs/${String(view.id)}`);
+    assert.deepEqual(Object.keys(view).sort(), [
+      'attempts',
+      'createdAt',
+      'finishedAt',
+      'id',
+      'kind',
+      'lastError',
+      'maxAttempts',
+      'payload',
+      'priority',
+      'result',
+      'runAt',
+      'startedAt',
+      'status',
+    ]);
+    assert.equal(view.kind, 'sendEmail');
+    assert.equal(view.status, 'PENDING');
+    assert.equal(view.attempts, 0);
+    assert.equal(view.maxAttempts, 3);
+    assert.equal(view.priority, -7);
+    assert.equal(view.runAt, '2030-01-01T09:00:00.250Z');
+    assert.deepEqual(view.payload, body.payload);
+    assert.equal(view.result, null);
+    assert.equal(view.lastError, null);
+    assert.match(String(view.createdAt), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.equal(view.startedAt, null);
+    assert.equal(view.finishedAt, null);
+
+    const read = await t.app.inject({ method: 'GET', url: `/jobs/${String(view.id)}` });
+    assert.equal(read.statusCode, 200);
+    assert.deepEqual(jsonBody(read), view);
+
+    const stored = await t.store.getJob(Number(view.id));
+    assert.equal(stored?.runAt.toISOString(), '2030-01-01T09:00:00.250Z');
+    assert.deepEqual(stored?.payload, body.payload);
+  });
+
+  it('fills omitted fields with the store defaults', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
+    assert.equal(created.statusCode, 201);
+    const view = jsonBody(created);
+    assert.deepEqual(view.payload, {});
+    assert.equal(view.priority, 0);
+    assert.equal(view.maxAttempts, 5);
+    assert.equal(view.runAt, view.createdAt);
+  });
+
+  it('keeps any JSON payload, including null and scalars', async () => {
+    for (const payload of [null, 42, 'text', [1, { a: [] }]]) {
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/jobs',
+        payload: { kind: 'echo', payload },
+      });
+      assert.equal(created.statusCode, 201);
+      assert.deepEqual(jsonBody(created).payload, payload);
+    }
+  });
+
+  it('requests one claim per job created', async () => {
+    const before = t.claimRequests();
+    await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
+    await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
+    assert.equal(t.claimRequests(), before + 2);
+  });
+
+  it('answers 404 JOB_NOT_FOUND for an unknown id', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/jobs/999999' });
+    assert.equal(response.statusCode, 404);
+    assert.deepEqual(jsonBody(response), {
+      statusCode: 404,
+      code: 'JOB_NOT_FOUND',
+      error: 'Not Found',
+      message: 'no job has id 999999',
+    });
+  });
+});

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NudgeError, type JsonValue } from '@nudge/core';
+import type { Store } from '@nudge/store';
+import type { ClaimEngine } from './claim-engine.js';
+import { createJobBodySchema } from './create-job-body.js';
+import { errorBodySchema } from './error-body.js';
+import { jobIdParamsSchema } from './job-id-params.js';
+import { jobViewSchema, toJobView } from './job-view.js';
+import { unknownKindError } from './unknown-kind-error.js';
+
+/** Options of {@link jobRoutes}. */
+export interface JobRoutesOptions {
+  readonly store: Store;
+  readonly engine: ClaimEngine;
+}
+
+const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
+
+/**
+ * The jobs resource.
+ *
+ * - `POST /jobs` validates the body ({@link createJobBodySchema}), refuses a kind the engine has
+ *   no handler for (`400 UNKNOWN_KIND`), inserts the job, requests a claim and answers
+ *   `201` with the job's view and a `Location` header. A refused request writes nothing.
+ * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
+ */
+export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app, { store, engine }) => {
+  app.post(
+    '/jobs',
+    { schema: { body: createJobBodySchema, response: { 201: jobViewSchema, ...errors } } },
+    async (request, reply) => {
+      const { kind, payload, priority, runAt, maxAttempts } = request.body;
+      if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
+      const job = await store.enqueue({
+        kind,
+        // The body came from JSON.parse, so any value in it is JSON.
+        payload: payload as JsonValue | undefined,
+        priority,
+        runAt: runAt === undefined ? undefined : new Date(runAt),
+        maxAttempts,
+      });
+      engine.requestClaim();
+      void reply.code(201).header('location', `/jobs/${job.id}`);
+      return toJobView(job);
+    },
+  );
+
+  app.get(
+    '/jobs/:id',
+    { schema: { params: jobIdParamsSchema, response: { 200: jobViewSchema, ...errors } } },
+    async (request) => {
+      const job = await store.getJob(Number(request.params.id));
+      if (!job) throw new NudgeError('JOB_NOT_FOUND', `no job has id ${request.params.id}`);
+      return toJobView(job);
+    },
+  );
+};

@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { JOB_STATUSES, type Job } from '@nudge/core';
+
+const timestamp = (description: string) => Type.String({ format: 'date-time', description });
+const nullableTimestamp = (description: string) => Type.Union([timestamp(description), Type.Null()]);
+
+/**
+ * A job as the API shows it: camelCase, times as ISO-8601 UTC strings with milliseconds, `null`
+ * where a value is not set yet. Internal bookkeeping (lease, owner, fencing version) is not shown.
+ */
+export const jobViewSchema = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    kind: Type.String(),
+    status: Type.Union(JOB_STATUSES.map((status) => Type.Literal(status))),
+    attempts: Type.Integer({ description: 'Attempts started so far.' }),
+    maxAttempts: Type.Integer(),
+    priority: Type.Integer({ description: 'Lower runs first.' }),
+    runAt: timestamp('Earliest time the job may start.'),
+    payload: Type.Unknown({ description: 'The handler input, any JSON value.' }),
+    result: Type.Unknown({ description: "The handler's return value once SUCCEEDED, else null." }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the latest attempt failed.' }),
+    createdAt: timestamp('When the job was enqueued.'),
+    startedAt: nullableTimestamp('Start of the latest attempt.'),
+    finishedAt: nullableTimestamp('When the job reached SUCCEEDED, FAILED or CANCELLED.'),
+  },
+  { additionalProperties: false },
+);
+
+/** The static type of {@link jobViewSchema}. */
+export type JobView = Static<typeof jobViewSchema>;
+
+/** The API view of a stored job. */
+export function toJobView(job: Job): JobView {
+  return {
+    id: job.id,
+    kind: job.kind,
+    status: job.status,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    priority: job.priority,
+    runAt: job.runAt.toISOString(),
+    payload: job.payload,
+    result: job.result,
+    lastError: job.lastError,
+    createdAt: job.createdAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Store } from '@nudge/store';
+import type { ClaimEngine } from './claim-engine.js';
+import { healthRoutes } from './health-routes.js';
+import { jobRoutes } from './job-routes.js';
+import { nudgeRoute } from './nudge-route.js';
+
+/** What the routes need: where jobs live, and the engine to trigger. */
+export interface NudgeRoutesOptions {
+  /** A migrated store. The routes never close it: its owner does, after the server closed. */
+  readonly store: Store;
+  /** The engine's kinds and claim trigger; an `Engine` fits as is. */
+  readonly engine: ClaimEngine;
+}
+
+/**
+ * The Fastify plugin with every nudge route: `POST /jobs`, `GET /jobs/:id`, `POST /nudge`,
+ * `GET /healthz`, `GET /readyz`. It registers no `onClose` hook; shutting the engine and the
+ * store down in order is the caller's job.
+ *
+ * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
+ * the routes rely on.
+ */
+export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (app, { store, engine }) => {
+  await app.register(jobRoutes, { store, engine });
+  await app.register(nudgeRoute, { engine });
+  await app.register(healthRoutes, { store });
+};

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '@nudge/store';
+import { buildApp } from './build-app.js';
+import type { NudgeHttpApp } from './nudge-http-app.js';
+
+/** An app on a fresh SQLite file, for the tests of this package. */
+export interface TestApp {
+  readonly app: NudgeHttpApp;
+  readonly store: SqliteStore;
+  /** How many times the routes called `requestClaim`. */
+  readonly claimRequests: () => number;
+  /** Closes the app and the store, and deletes the file. */
+  close(): Promise<void>;
+}
+
+/** Kinds the test engine claims to have handlers for. */
+export const TEST_KINDS: readonly string[] = ['echo', 'sendEmail'];
+
+/**
+ * Builds the app on a real SQLite store in a new temp folder (migrated unless `migrate` is
+ * false) with an engine stand-in that counts claim requests.
+ */
+export async function createTestApp(
+  options: { migrate?: boolean; bodyLimitBytes?: number } = {},
+): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'nudge-http-'));
+  const store = new SqliteStore(join(dir, 'nudge.db'));
+  if (options.migrate ?? true) await store.migrate();
+  let claims = 0;
+  const engine = { kinds: TEST_KINDS, requestClaim: () => void (claims += 1) };
+  const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
+  return {
+    app,
+    store,
+    claimRequests: () => claims,
+    close: async () => {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Parses a JSON response body into a record for assertions. */
+export function jsonBody(response: { body: string }): Record<string, unknown> {
+  return JSON.parse(response.body) as Record<string, unknown>;
+}
