@@ -141,7 +141,7 @@ describe('engine: failures are contained and retried', () => {
     assert.match(done.lastError ?? '', /unknown job kind "no_such_kind"/);
     assert.match(
       done.lastError ?? '',
-      /known kinds: crash, echo, fail, hold, noop, oom, sleepy, spin, whichThread/,
+      /known kinds: crash, echo, fail, hold, noop, oom, sleepy, spin, tally, whichThread/,
     );
   });
 
