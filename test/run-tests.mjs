@@ -27,7 +27,9 @@ function testFiles(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = roots.flatMap(testFiles).filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
+const files = roots
+  .flatMap(testFiles)
+  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files found: run `pnpm build` first');
   process.exit(1);
@@ -67,11 +69,10 @@ if (!process.env.TEST_DATABASE_URL) {
   process.env.TEST_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
 }
 
-const child = spawn(
-  process.execPath,
-  ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { stdio: 'inherit', env: process.env },
-);
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env: process.env,
+});
 const code = await new Promise((res) => child.on('exit', (c, signal) => res(c ?? (signal ? 1 : 0))));
 if (embedded) {
   await embedded.stop().catch(() => {});

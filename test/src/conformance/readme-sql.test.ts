@@ -16,7 +16,10 @@ const BLOCKS = [...README.matchAll(/```sql\n(-- ([a-z, ]+)\n[\s\S]*?)```/g)].map
 describe('README operator SQL', () => {
   it('offers queries for both dialects', () => {
     for (const dialect of DIALECTS) {
-      assert.ok(BLOCKS.filter((b) => b.dialects.includes(dialect)).length >= 3, `README has 3+ ${dialect} queries`);
+      assert.ok(
+        BLOCKS.filter((b) => b.dialects.includes(dialect)).length >= 3,
+        `README has 3+ ${dialect} queries`,
+      );
     }
   });
 
@@ -25,11 +28,19 @@ describe('README operator SQL', () => {
       const db = await createTestDatabase(dialect);
       const store = await openStore(db);
       try {
-        await store.enqueueMany([{ kind: 'report' }, { kind: 'report' }, { kind: 'archive', maxAttempts: 1 }, { kind: 'later' }]);
+        await store.enqueueMany([
+          { kind: 'report' },
+          { kind: 'report' },
+          { kind: 'archive', maxAttempts: 1 },
+          { kind: 'later' },
+        ]);
         const jobs = await store.claim({ workerId: 'ops', limit: 3, leaseMs: 60_000 });
-        const byKind = (kind: string) => jobs.filter((j) => j.kind === kind).map((j) => ({ id: j.id, version: j.version }));
+        const byKind = (kind: string) =>
+          jobs.filter((j) => j.kind === kind).map((j) => ({ id: j.id, version: j.version }));
         await store.complete(byKind('report').map((lease) => ({ ...lease, result: { ok: 1 } })));
-        await store.fail(byKind('archive').map((lease) => ({ ...lease, error: 'disk full', retryDelayMs: 0 })));
+        await store.fail(
+          byKind('archive').map((lease) => ({ ...lease, error: 'disk full', retryDelayMs: 0 })),
+        );
         const outputs: string[] = [];
         for (const block of BLOCKS.filter((b) => b.dialects.includes(dialect))) {
           const rows = await rawQuery(db, block.sql);

@@ -272,13 +272,25 @@ for (const dialect of DIALECTS) {
     });
 
     it('counts jobs by status, every status present', async () => {
-      assert.deepEqual(await store.countByStatus(), { PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 });
+      assert.deepEqual(await store.countByStatus(), {
+        PENDING: 0,
+        RUNNING: 0,
+        SUCCEEDED: 0,
+        FAILED: 0,
+        CANCELLED: 0,
+      });
       await store.enqueueMany([{ kind: 'a' }, { kind: 'b' }, { kind: 'c' }]);
       const [job] = await claim(1);
       assert.ok(job);
       await store.complete([{ id: job.id, version: job.version, result: null }]);
       await claim(1);
-      assert.deepEqual(await store.countByStatus(), { PENDING: 1, RUNNING: 1, SUCCEEDED: 1, FAILED: 0, CANCELLED: 0 });
+      assert.deepEqual(await store.countByStatus(), {
+        PENDING: 1,
+        RUNNING: 1,
+        SUCCEEDED: 1,
+        FAILED: 0,
+        CANCELLED: 0,
+      });
     });
 
     it('enqueueMany returns jobs in input order and is all or nothing', async () => {

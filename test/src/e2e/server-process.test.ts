@@ -117,7 +117,10 @@ describe('two service processes on one PostgreSQL database', () => {
       await Promise.all(servers.map((s) => fetch(`${s.url}/nudge`, { method: 'POST' })));
       await waitUntil(
         async () => {
-          const [row] = await rawQuery<{ n: string }>(db, `SELECT count(*) AS n FROM nudge_jobs WHERE status = 'SUCCEEDED'`);
+          const [row] = await rawQuery<{ n: string }>(
+            db,
+            `SELECT count(*) AS n FROM nudge_jobs WHERE status = 'SUCCEEDED'`,
+          );
           return Number(row?.n) === 2000 ? true : undefined;
         },
         120_000,
