@@ -24,4 +24,3 @@ export * from './outbox.js';
 export * from './parse-csv.js';
 export * from './report-payload.js';
 export * from './run-stats.js';
-export * from './server-process.js';

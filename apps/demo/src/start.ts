@@ -3,12 +3,10 @@
 // until Ctrl-C or SIGTERM, which is forwarded for a graceful shutdown (a second one kills it).
 // With NUDGE_DEMO_EXIT=1 it stops the server after the demo and exits with the producer's code.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { launchServer, type ExitStatus, type ServerProcess } from './server-process.js';
+import { spawnServer, type ServerProcess } from '@nudge/server';
 import { readStartOptions, type StartOptions } from './start-options.js';
 
-const SERVER_MAIN = fileURLToPath(new URL('../../server/dist/main.js', import.meta.url));
 const HANDLERS = fileURLToPath(new URL('./handlers.js', import.meta.url));
 const PRODUCER = fileURLToPath(new URL('./producer.js', import.meta.url));
 /** Longest wait for the server's graceful shutdown before it is killed, in ms. */
@@ -35,35 +33,22 @@ function runProducer(
   });
 }
 
-async function stopServer(server: ServerProcess): Promise<ExitStatus> {
-  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), SHUTDOWN_TIMEOUT_MS);
-  try {
-    return await server.exited;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 async function main(): Promise<number> {
   const options = readStartOptions(process.argv.slice(2), process.env);
-  if (!existsSync(SERVER_MAIN)) {
-    console.error(`start: the server is not built (${SERVER_MAIN} is missing): run \`npx tsc -b\` first`);
-    return 1;
-  }
   say(`starting the nudge server on ${options.databaseUrl} with handlers ${HANDLERS}`);
   let server: ServerProcess;
   try {
-    server = await launchServer({
-      mainPath: SERVER_MAIN,
+    server = await spawnServer({
       env: {
-        ...process.env,
         DATABASE_URL: options.databaseUrl,
+        ...(process.env.HOST ? { HOST: process.env.HOST } : {}),
         PORT: options.port,
         LOG_LEVEL: options.serverLogLevel,
         NUDGE_HANDLERS: HANDLERS,
       },
-      prefix: '[server] ',
+      onLine: (line, stream) =>
+        (stream === 'stdout' ? process.stdout : process.stderr).write(`[server] ${line}\n`),
+      detached: true,
     });
   } catch (error) {
     console.error(`start: ${error instanceof Error ? error.message : String(error)}`);
@@ -93,11 +78,9 @@ async function main(): Promise<number> {
   const producerCode = await runProducer(options, url, (started) => (producer = started));
   if (options.exitAfterDemo && !stopping) {
     say(`producer exited with code ${producerCode}; NUDGE_DEMO_EXIT=1, so stopping the server`);
-    const status = await stopServer(server);
-    if (status.code !== 0 && status.signal !== 'SIGTERM') {
-      console.error(
-        `start: the server did not shut down cleanly (${status.signal ?? `code ${status.code}`})`,
-      );
+    const code = await server.stop('SIGTERM', SHUTDOWN_TIMEOUT_MS);
+    if (code !== 0) {
+      console.error(`start: the server did not shut down cleanly (exit code ${code})`);
       return producerCode === 0 ? 1 : producerCode;
     }
     return producerCode;
@@ -106,10 +89,10 @@ async function main(): Promise<number> {
     say(`producer exited with code ${producerCode}; the server keeps serving ${url}`);
     say(`try: curl ${url}/jobs/1   (Ctrl-C stops the server)`);
   }
-  const status = await server.exited;
-  if (stopping) return status.code ?? 0;
-  console.error(`start: the server exited on its own (${status.signal ?? `code ${status.code}`})`);
-  return status.code || 1;
+  const code = await server.exited;
+  if (stopping) return code;
+  console.error(`start: the server exited on its own (exit code ${code})`);
+  return code || 1;
 }
 
 process.exitCode = await main();

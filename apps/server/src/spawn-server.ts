@@ -23,6 +23,13 @@ export interface SpawnServerOptions {
   readonly cwd?: string;
   /** Longest wait for the `listening on` line, in ms. @defaultValue 30000 */
   readonly listenTimeoutMs?: number;
+  /** Called with every line the server prints, e.g. to copy it to this process's output. */
+  readonly onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * Start the server in its own process group, so a terminal's Ctrl-C reaches only this process,
+   * which decides what to forward. @defaultValue false
+   */
+  readonly detached?: boolean;
 }
 
 /** A server running as a child process, listening. */
@@ -61,10 +68,12 @@ export function spawnServer(options: SpawnServerOptions = {}): Promise<ServerPro
     cwd: options.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   const output = { stdout: '', stderr: '' };
   const keep = (stream: 'stdout' | 'stderr', line: string): void => {
     output[stream] = `${output[stream]}${line}\n`.slice(-OUTPUT_TAIL_CHARS);
+    options.onLine?.(line, stream);
   };
   const exited = new Promise<number>((resolve) =>
     child.once('close', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))),
