@@ -1,5 +1,6 @@
 export * from './job-status.js';
 export * from './job.js';
+export * from './execution-class.js';
 export * from './backoff.js';
 export * from './error-codes.js';
 export * from './nudge-error.js';

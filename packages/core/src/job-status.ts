@@ -1,13 +1,17 @@
 /**
  * Every state a job row can be in. The `status` column holds exactly these strings.
  *
- * - `PENDING`: waiting for its `run_at`; claimable once `run_at <= now()` (database clock).
+ * - `SCHEDULED`: not due yet: its `run_at` is in the future (a scheduled start, or a retry waiting
+ *   out its backoff). The scheduler makes it `PENDING` once `run_at <= now()` (database clock);
+ *   claims never read it.
+ * - `PENDING`: due and waiting for a free slot; claimable.
  * - `RUNNING`: claimed; owned by `claimed_by` until `lease_expires_at`.
  * - `SUCCEEDED`: the handler returned; `result` holds its JSON value.
- * - `FAILED`: attempts are used up, or the failure was permanent; `last_error` says why.
+ * - `FAILED`: attempts are used up, the failure was permanent, or no instance handles its kind;
+ *   `last_error` says why.
  * - `CANCELLED`: withdrawn before it succeeded (set by later features).
  */
-export const JOB_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export const JOB_STATUSES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 
 /** One of {@link JOB_STATUSES}. */
 export type JobStatus = (typeof JOB_STATUSES)[number];

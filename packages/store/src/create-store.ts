@@ -1,6 +1,20 @@
+import type { Logger } from '@nudge/core';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
+
+/** Options of {@link createStore}, for either dialect. */
+export interface CreateStoreOptions {
+  /**
+   * Longest a database call may take, in ms: PostgreSQL's `statement_timeout` and client-side
+   * query timeout, SQLite's busy timeout. @defaultValue 10000 (PostgreSQL), 5000 (SQLite)
+   */
+  readonly queryTimeoutMs?: number;
+  /** Longest wait for a new PostgreSQL connection, in ms. @defaultValue 5000 */
+  readonly connectTimeoutMs?: number;
+  /** Where connection errors go. @defaultValue silent */
+  readonly logger?: Logger;
+}
 
 /**
  * Opens the store a database URL names: `postgres://` or `postgresql://` selects PostgreSQL;
@@ -8,9 +22,10 @@ import type { Store } from './store.js';
  *
  * @throws Error when a URL has another scheme or names no file
  */
-export function createStore(databaseUrl: string): Store {
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return new PostgresStore(databaseUrl);
-  return new SqliteStore(sqlitePath(databaseUrl));
+export function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Store {
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return new PostgresStore(databaseUrl, options);
+  const sqliteOptions = options.queryTimeoutMs === undefined ? {} : { busyTimeoutMs: options.queryTimeoutMs };
+  return new SqliteStore(sqlitePath(databaseUrl), { ...sqliteOptions, logger: options.logger });
 }
 
 /**

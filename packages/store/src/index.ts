@@ -1,4 +1,5 @@
 export * from './store.js';
-export { createStore, sqlitePath } from './create-store.js';
-export { SqliteStore } from './sqlite/sqlite-store.js';
+export { createStore, sqlitePath, type CreateStoreOptions } from './create-store.js';
+export { DEFAULT_PRIORITY } from './default-priority.js';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';

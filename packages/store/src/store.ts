@@ -21,7 +21,10 @@ export interface EnqueueInput {
   readonly payload?: JsonValue;
   /** Lower runs first. @defaultValue 0 */
   readonly priority?: number;
-  /** Earliest start. @defaultValue the database's `now()` at insert */
+  /**
+   * Earliest start. A time after the database's now stores the job as `SCHEDULED`; the scheduler
+   * makes it `PENDING` once due. @defaultValue the database's `now()` at insert
+   */
   readonly runAt?: Date;
   /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
   readonly maxAttempts?: number;
@@ -33,37 +36,74 @@ export interface JobLease {
   readonly version: number;
 }
 
+/** Kinds that share one claim limit, such as the kinds of one execution class. */
+export interface ClaimGroup {
+  /** Kinds the claimer can run; a job of another kind is never claimed. Empty claims nothing. */
+  readonly kinds: readonly string[];
+  /** Most rows to claim for this group; 0 claims nothing (and reads nothing). */
+  readonly limit: number;
+}
+
 /** Input of {@link Store.claim}. */
 export interface ClaimInput {
   /** Written to `claimed_by`; unique per engine instance. */
   readonly workerId: string;
-  /** Most rows to claim; 1 or more. */
-  readonly limit: number;
   /** Lease length from the database's now, in ms. */
   readonly leaseMs: number;
+  /** One limit per group of kinds; all groups are claimed in one round trip. */
+  readonly groups: readonly ClaimGroup[];
   /** Overrides the database clock; tests only. */
   readonly now?: Date;
 }
 
+/**
+ * A job as a claim returns it: what the engine needs to run the attempt and fence its writes,
+ * nothing more, so that a large claim stays cheap to read. The payload stays JSON text: the
+ * worker thread parses it, not the claiming thread.
+ */
+export interface ClaimedJob extends JobLease {
+  readonly kind: string;
+  /** The payload as JSON text. */
+  readonly payloadJson: string;
+  /** This attempt's number, from 1 (the row's `attempts` after the claim). */
+  readonly attempt: number;
+}
+
+/** Input of {@link Store.enqueueAndClaim}: who would own the row. */
+export interface SelfClaimInput {
+  /** Written to `claimed_by`. */
+  readonly workerId: string;
+  /** Lease length from the database's now, in ms. */
+  readonly leaseMs: number;
+  /**
+   * Kinds that compete with the new job for the same slots: when a due `PENDING` job of one of
+   * them comes at or before the new job in claim order, the new job is not claimed.
+   */
+  readonly kinds: readonly string[];
+}
+
 /** A successful attempt to record. */
 export interface CompleteInput extends JobLease {
-  /** Stored as the job's `result`; `undefined` stores SQL `NULL`. */
-  readonly result: JsonValue | undefined;
+  /** The job's `result` as JSON text, or `null` for SQL `NULL`. */
+  readonly resultJson: string | null;
 }
 
 /** A failed attempt to record. */
 export interface FailInput extends JobLease {
   /** Stored as `last_error`. */
   readonly error: string;
-  /** Delay before the retry, from the database's now, in ms; ignored when no attempt is left. */
+  /**
+   * Delay before the retry, from the database's now, in ms; ignored when no attempt is left. A
+   * delay above 0 leaves the job `SCHEDULED`, 0 makes it `PENDING` at once.
+   */
   readonly retryDelayMs: number;
   /** Fail the job now, whatever attempts remain (unknown kind, bad payload). */
   readonly permanent?: boolean;
 }
 
-/** A recorded failure and the status it left the job in (`PENDING` for a retry, or `FAILED`). */
+/** A recorded failure and the status it left the job in (a retry, or `FAILED`). */
 export interface FailOutcome extends JobLease {
-  readonly status: Extract<JobStatus, 'PENDING' | 'FAILED'>;
+  readonly status: Extract<JobStatus, 'SCHEDULED' | 'PENDING' | 'FAILED'>;
 }
 
 /** Input of {@link Store.sweepExpired}. */
@@ -78,10 +118,59 @@ export interface SweepInput {
 
 /** What one sweep did. */
 export interface SweepResult {
-  /** Rows put back to `PENDING` (with backoff). */
+  /** Rows put back to wait for a retry (`SCHEDULED` after a backoff, or `PENDING`). */
   readonly requeued: number;
   /** Rows moved to `FAILED` because their attempts were used up. */
   readonly failed: number;
+}
+
+/** Input of {@link Store.promoteScheduled}. */
+export interface PromoteInput {
+  /** Most rows promoted in one call. @defaultValue 1000 */
+  readonly limit?: number;
+  /** Overrides the database clock; tests only. */
+  readonly now?: Date;
+}
+
+/** What one promotion did. */
+export interface PromoteResult {
+  /** `SCHEDULED` rows made `PENDING` because their `run_at` has passed. */
+  readonly promoted: number;
+  /**
+   * Time until the next `SCHEDULED` row comes due, in ms from the database's now (0 or more), or
+   * `null` when none is scheduled.
+   */
+  readonly nextDueInMs: number | null;
+}
+
+/** A running service instance, as {@link Store.registerInstance} records it. */
+export interface InstanceInput {
+  /** Unique per engine; the same string as `claimed_by`. */
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  /** Kinds this instance has handlers for. */
+  readonly kinds: readonly string[];
+}
+
+/** Input of {@link Store.failUnhandledKinds}. */
+export interface UnhandledKindsInput {
+  /** How long a job may be due while no live instance handles its kind, in ms. */
+  readonly graceMs: number;
+  /** An instance is live when it was seen within this many ms. */
+  readonly instanceTtlMs: number;
+  /** Most rows failed in one call. @defaultValue 1000 */
+  readonly limit?: number;
+  /** Overrides the database clock; tests only. */
+  readonly now?: Date;
+}
+
+/** What {@link Store.failUnhandledKinds} did. */
+export interface UnhandledKindsResult {
+  /** Jobs moved to `FAILED`. */
+  readonly failed: number;
+  /** Their kinds, sorted, without repeats. */
+  readonly kinds: string[];
 }
 
 /** Schema version applied to the database against the newest this code knows. */
@@ -114,37 +203,66 @@ export interface Store {
   /** The database clock. */
   now(): Promise<Date>;
 
-  /** Inserts one `PENDING` job. */
+  /** Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now. */
   enqueue(input: EnqueueInput): Promise<Job>;
-  /** Inserts many `PENDING` jobs in one transaction, returned in input order. */
+  /** Inserts many jobs in one transaction, returned in input order. */
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]>;
+  /**
+   * Inserts one job already claimed by `claim.workerId` (`RUNNING`, attempt 1, version 1, leased)
+   * when it is due now and no due `PENDING` job of `claim.kinds` comes at or before it in claim
+   * order; otherwise inserts it as {@link enqueue} does. Decided inside the one statement, so
+   * the claim order holds against concurrent producers and claimers.
+   * @returns the job as stored: `status` tells whether it was claimed
+   */
+  enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job>;
   /** One job, or `undefined` for an unknown id. */
   getJob(id: number): Promise<Job | undefined>;
   /** Number of jobs in each status (every status present, zero included). */
   countByStatus(): Promise<Record<JobStatus, number>>;
 
   /**
-   * Claims up to `limit` due `PENDING` jobs in `(priority, run_at, id)` order: sets `RUNNING`,
-   * bumps `version` and `attempts`, sets `claimed_by`, `started_at` and the lease.
-   * @returns the claimed jobs in claim order
+   * Claims, for each group, up to its limit of due `PENDING` jobs of its kinds in
+   * `(priority, run_at, id)` order: sets `RUNNING`, bumps `version` and `attempts`, sets
+   * `claimed_by`, `started_at` and the lease. Reads only `PENDING` rows (the claim index holds
+   * nothing else), and nothing for a group whose limit is 0.
+   * @returns the claimed jobs, in no particular order
    */
-  claim(input: ClaimInput): Promise<Job[]>;
+  claim(input: ClaimInput): Promise<ClaimedJob[]>;
   /** Extends the leases still held by `leaseMs`; @returns the leases that were still held. */
   heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]>;
   /** Records successes; @returns the attempts that were recorded (the others had lost their lease). */
   complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]>;
-  /** Records failures: a retry with backoff, or `FAILED`; @returns what was recorded. */
+  /** Records failures: a retry after its delay, or `FAILED`; @returns what was recorded. */
   fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]>;
   /**
-   * Gives running jobs back (graceful shutdown): `PENDING`, due now, `version` bumped, and the
-   * interrupted attempt not counted. @returns the leases released
+   * Gives running jobs back (graceful shutdown, or a neighbour's thread was terminated):
+   * `PENDING`, due now, `version` bumped, and the interrupted attempt not counted.
+   * @returns the leases released
    */
   release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]>;
   /**
-   * Recovers `RUNNING` rows whose lease expired: back to `PENDING` after a backoff delay, or to
-   * `FAILED` when their attempts are used up; `version` is bumped either way.
+   * Recovers `RUNNING` rows whose lease expired: back to waiting after a backoff delay, or to
+   * `FAILED` when their attempts are used up; `version` is bumped either way. Handles at most
+   * `limit` rows: call again while a call returns a full page.
    */
   sweepExpired(input: SweepInput): Promise<SweepResult>;
+  /**
+   * Makes due `SCHEDULED` rows `PENDING` (at most `limit`, earliest first) and tells when the next
+   * one comes due.
+   */
+  promoteScheduled(input?: PromoteInput): Promise<PromoteResult>;
+
+  /** Records (or replaces) a running instance and the kinds it handles, seen now. */
+  registerInstance(input: InstanceInput, now?: Date): Promise<void>;
+  /** Marks an instance seen now; @returns `false` when its row is gone (register it again). */
+  touchInstance(id: string, now?: Date): Promise<boolean>;
+  /** Deletes an instance's row (on shutdown). */
+  removeInstance(id: string): Promise<void>;
+  /**
+   * Fails `PENDING` jobs due for longer than `graceMs` whose kind no live instance handles, with
+   * a `last_error` naming the kind. An instance is live when seen within `instanceTtlMs`.
+   */
+  failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult>;
 
   /** Closes every connection; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -1,32 +1,40 @@
 import type pg from 'pg';
 import type { FailInput, FailOutcome } from '../store.js';
+import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-map.js';
 import { pgMs, pgNow } from './pg-row.js';
 
-// Invariant: only the current attempt records a failure; the job retries after its delay while
-// attempts remain, and is FAILED otherwise (or at once when the failure is permanent).
+const error = pgLeaseText('$2', 1);
+const delayMs = `${pgLeaseText('$2', 2)}::double precision`;
+const final = `(${pgLeaseText('$2', 3)}::boolean OR j.attempts >= j.max_attempts)`;
+
+// Invariant: only the current attempt records a failure; the job waits out its delay as
+// SCHEDULED (or is PENDING at once for no delay) while attempts remain, and is FAILED otherwise
+// (or at once when the failure is permanent). $2 maps each id to [version, error, delay, permanent].
 const FAIL = `
 UPDATE nudge_jobs AS j
-   SET status = CASE WHEN t.permanent OR j.attempts >= j.max_attempts THEN 'FAILED' ELSE 'PENDING' END,
-       run_at = CASE WHEN t.permanent OR j.attempts >= j.max_attempts THEN j.run_at
-                     ELSE ${pgNow('$6')} + ${pgMs('t.delay_ms')} END,
-       finished_at = CASE WHEN t.permanent OR j.attempts >= j.max_attempts THEN ${pgNow('$6')} END,
-       last_error = t.error,
+   SET status = CASE WHEN ${final} THEN 'FAILED' WHEN ${delayMs} > 0 THEN 'SCHEDULED' ELSE 'PENDING' END,
+       run_at = CASE WHEN ${final} THEN j.run_at ELSE ${pgNow('$3')} + ${pgMs(delayMs)} END,
+       finished_at = CASE WHEN ${final} THEN ${pgNow('$3')} END,
+       last_error = ${error},
        lease_expires_at = NULL
-  FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::double precision[], $5::boolean[])
-       AS t(id, version, error, delay_ms, permanent)
- WHERE j.id = t.id AND j.version = t.version AND j.status = 'RUNNING'
+ WHERE j.id = ANY($1::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$2')}
 RETURNING j.id, j.version, j.status`;
 
 /** The PostgreSQL failure recording, one statement for the batch; see {@link Store.fail}. */
 export async function pgFail(pool: pg.Pool, items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
   if (items.length === 0) return [];
-  const { rows } = await pool.query<FailOutcome>(FAIL, [
-    items.map((i) => i.id),
-    items.map((i) => i.version),
-    items.map((i) => i.error),
-    items.map((i) => i.retryDelayMs),
-    items.map((i) => i.permanent === true),
-    now ?? null,
-  ]);
+  const { rows } = await pool.query<FailOutcome>({
+    name: 'nudge_fail',
+    text: FAIL,
+    values: [
+      pgIdArray(items),
+      pgLeaseMap(items, (i) => [
+        JSON.stringify(i.error),
+        String(i.retryDelayMs),
+        String(i.permanent === true),
+      ]),
+      now ?? null,
+    ],
+  });
   return rows;
 }

@@ -1,21 +1,63 @@
 import pg from 'pg';
+import type { Logger } from '@nudge/core';
 
 const INT8_OID = 20;
 
+/** Settings of {@link createPgPool}. */
+export interface PgPoolOptions {
+  /** Most connections. */
+  readonly max: number;
+  /** Longest wait for a new connection, in ms. */
+  readonly connectTimeoutMs: number;
+  /**
+   * Longest a query may run, in ms: the server cancels it (`statement_timeout`), and the client
+   * gives up on an answer that never comes (`query_timeout`, a little later) and drops the
+   * connection.
+   */
+  readonly queryTimeoutMs: number;
+  /** Where errors of idle connections go. */
+  readonly logger: Logger;
+  /**
+   * Whether a commit waits for its WAL to reach disk (PostgreSQL's `synchronous_commit`). Off
+   * only for writes whose loss in a database crash is harmless (see {@link PostgresStore}).
+   * @defaultValue true
+   */
+  readonly durableCommits?: boolean;
+}
+
+/**
+ * Planner settings of the store's own connections. Every hot-path read is "the first rows in
+ * index order" (`ORDER BY … LIMIT n` on a partial index) or a primary-key lookup. On a table whose
+ * statistics are missing or stale (a queue filled faster than autovacuum analyzes it), the
+ * planner judged a bitmap scan of every PENDING row plus a sort cheaper than reading the first n
+ * entries of the claim index, making each claim O(queue length). With sorts and bitmap scans
+ * priced out, the index order is chosen whatever the statistics say; queries that truly need a
+ * sort still run.
+ */
+const PLANNER_OPTIONS = '-c enable_sort=off -c enable_bitmapscan=off';
+
+/** How much later than the server's `statement_timeout` the client stops waiting, in ms. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1000;
+
 /**
  * A connection pool for the queue. `bigint` (int8) columns come back as numbers: job ids and
- * counts stay far below 2^53. An idle connection that dies (database restart, network cut) is
- * reported to `onIdleError` and dropped instead of crashing the process; the next query opens a
+ * counts stay far below 2^53. Every call fails within seconds when the database is unreachable:
+ * connecting is bounded by `connectTimeoutMs`, and a query by `queryTimeoutMs` on the server and
+ * on the client (a server that accepts a connection and never answers). TCP keep-alive notices
+ * dead peers on idle connections. An idle connection that dies (database restart, network cut)
+ * (or one in use) is logged and dropped instead of crashing the process; the next query opens a
  * new one.
  */
-export function createPgPool(
-  connectionString: string,
-  max = 10,
-  onIdleError: (error: Error) => void = () => undefined,
-): pg.Pool {
+export function createPgPool(connectionString: string, options: PgPoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
-    max,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.queryTimeoutMs,
+    query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    options:
+      options.durableCommits === false ? `${PLANNER_OPTIONS} -c synchronous_commit=off` : PLANNER_OPTIONS,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
         oid === INT8_OID
@@ -23,6 +65,16 @@ export function createPgPool(
           : (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format)) as never,
     },
   });
-  pool.on('error', onIdleError);
+  pool.on('error', (error) => {
+    options.logger.warn({ err: error }, 'an idle PostgreSQL connection failed; it was dropped');
+  });
+  // A connection checked out between two queries of a transaction has no other listener: without
+  // this one, its socket error would be an uncaught exception that ends the process. The query in
+  // flight (if any) still fails, and the pool discards the broken connection on release.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      options.logger.warn({ err: error }, 'a PostgreSQL connection failed');
+    });
+  });
   return pool;
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { SweepInput, SweepResult } from '../store.js';
+import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-map.js';
 import { pgMs, pgNow } from './pg-row.js';
 
 // Rows are locked (skipping rows another sweeper holds) until the transaction ends, so a
@@ -11,20 +12,24 @@ SELECT id, version, kind, attempts FROM nudge_jobs
  LIMIT $2
  FOR UPDATE SKIP LOCKED`;
 
+const delayMs = `${pgLeaseText('$3', 1)}::double precision`;
+
 // Invariant: a row is recovered only if it is still the same expired attempt (same version,
 // still RUNNING, lease still past); the version bump fences out the worker that lost the lease.
+// $3 maps each id to [version, retry delay in ms].
 const RECOVER = `
 UPDATE nudge_jobs AS j
-   SET status = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED' ELSE 'PENDING' END,
-       run_at = CASE WHEN j.attempts >= j.max_attempts THEN j.run_at ELSE ${pgNow('$1')} + ${pgMs('t.delay_ms')} END,
+   SET status = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
+                     WHEN ${delayMs} > 0 THEN 'SCHEDULED' ELSE 'PENDING' END,
+       run_at = CASE WHEN j.attempts >= j.max_attempts THEN j.run_at ELSE ${pgNow('$1')} + ${pgMs(delayMs)} END,
        finished_at = CASE WHEN j.attempts >= j.max_attempts THEN ${pgNow('$1')} END,
        version = j.version + 1,
        last_error = 'lease expired at ' || to_char(j.lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
                     || ' while held by ' || coalesce(j.claimed_by, '?')
                     || ': the worker stopped heartbeating (crash, kill or stall)',
        lease_expires_at = NULL
-  FROM unnest($2::bigint[], $3::integer[], $4::double precision[]) AS t(id, version, delay_ms)
- WHERE j.id = t.id AND j.version = t.version AND j.status = 'RUNNING' AND j.lease_expires_at < ${pgNow('$1')}
+ WHERE j.id = ANY($2::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$3')}
+   AND j.lease_expires_at < ${pgNow('$1')}
 RETURNING j.status`;
 
 interface ExpiredRow {
@@ -37,31 +42,41 @@ interface ExpiredRow {
 /** The PostgreSQL lease-expiry sweep, in one transaction; see {@link Store.sweepExpired}. */
 export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepResult> {
   const client = await pool.connect();
+  let failure: Error | undefined;
   try {
     await client.query('BEGIN');
     const now = input.now ?? null;
-    const expired = await client.query<ExpiredRow>(EXPIRED, [now, input.limit ?? 1000]);
+    const expired = await client.query<ExpiredRow>({
+      name: 'nudge_sweep_expired',
+      text: EXPIRED,
+      values: [now, input.limit ?? 1000],
+    });
     let requeued = 0;
     let failed = 0;
     if (expired.rows.length > 0) {
       const rows = expired.rows;
-      const written = await client.query<{ status: string }>(RECOVER, [
-        now,
-        rows.map((r) => r.id),
-        rows.map((r) => r.version),
-        rows.map((r) => input.retryDelayMs({ kind: r.kind, attempts: r.attempts })),
-      ]);
+      const written = await client.query<{ status: string }>({
+        name: 'nudge_sweep_recover',
+        text: RECOVER,
+        values: [
+          now,
+          pgIdArray(rows),
+          pgLeaseMap(rows, (r) => [String(input.retryDelayMs({ kind: r.kind, attempts: r.attempts }))]),
+        ],
+      });
       for (const row of written.rows) {
-        if (row.status === 'PENDING') requeued += 1;
-        else failed += 1;
+        if (row.status === 'FAILED') failed += 1;
+        else requeued += 1;
       }
     }
     await client.query('COMMIT');
     return { requeued, failed };
   } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    // A connection that failed mid-transaction is discarded, not reused.
+    client.release(failure);
   }
 }

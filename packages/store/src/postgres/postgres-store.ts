@@ -1,29 +1,40 @@
 import type pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Generated, type Insertable } from 'kysely';
-import type { Job, JobStatus, JsonValue } from '@nudge/core';
+import { silentLogger, type Job, type JobStatus, type JsonValue, type Logger } from '@nudge/core';
 import type {
   ClaimInput,
+  ClaimedJob,
   CompleteInput,
   EnqueueInput,
   FailInput,
   FailOutcome,
+  InstanceInput,
   JobLease,
+  PromoteInput,
+  PromoteResult,
   SchemaState,
+  SelfClaimInput,
   Store,
   StoreCapabilities,
   SweepInput,
   SweepResult,
+  UnhandledKindsInput,
+  UnhandledKindsResult,
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
+import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgFail } from './pg-fail.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
+import { pgRegisterInstance, pgRemoveInstance, pgTouchInstance } from './pg-instances.js';
 import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
 import { createPgPool } from './pg-pool.js';
+import { pgPromote } from './pg-promote.js';
 import { pgRelease } from './pg-release.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';
 import { pgSweep } from './pg-sweep.js';
+import { pgFailUnhandledKinds } from './pg-unhandled-kinds.js';
 
 interface PgSchema {
   nudge_jobs: Omit<PgJobRow, 'id' | 'payload'> & { id: Generated<number>; payload: string | JsonValue };
@@ -37,6 +48,7 @@ function toRow(input: EnqueueInput): Insertable<PgSchema['nudge_jobs']> {
   // jsonb parameters go as JSON text: node-postgres would send a JS array as a PostgreSQL array.
   if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
   if (input.priority !== undefined) row.priority = input.priority;
+  // A future run_at becomes SCHEDULED through the table's insert trigger.
   if (input.runAt !== undefined) row.run_at = input.runAt;
   if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
   return row as Insertable<PgSchema['nudge_jobs']>;
@@ -46,11 +58,28 @@ function toRow(input: EnqueueInput): Insertable<PgSchema['nudge_jobs']> {
 export interface PostgresStoreOptions {
   /** Most connections this store opens. @defaultValue 10 */
   readonly poolSize?: number;
+  /** Longest wait for a new connection, in ms. @defaultValue 5000 */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Longest a query may take, in ms, on the server (`statement_timeout`) and on the client (an
+   * answer that never comes). @defaultValue 10000
+   */
+  readonly queryTimeoutMs?: number;
+  /** Where connection errors go. @defaultValue silent */
+  readonly logger?: Logger;
 }
 
 /**
  * The PostgreSQL store: many instances on many hosts share one database. Claims use
- * `FOR UPDATE SKIP LOCKED`; batch writes go in one statement each through `unnest`.
+ * `FOR UPDATE SKIP LOCKED`; batch writes go in one statement each.
+ *
+ * Enqueues, claims, sweeps and promotions commit durably. Outcomes (complete, fail, release) and
+ * heartbeats go through connections with `synchronous_commit = off`: their commit does not wait
+ * for the disk (PostgreSQL flushes it within a few hundred ms). Losing one in a database crash is
+ * harmless: the row is still `RUNNING` under the attempt's version, so the sweep gives the job
+ * another attempt once the lease expires (at-least-once, as after any crash), and no version is
+ * ever reused, since only durable writes bump it. In exchange, finishing a job costs no disk
+ * flush, and enqueues and claims do not queue behind outcome flushes.
  */
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
@@ -61,11 +90,20 @@ export class PostgresStore implements Store {
   };
 
   readonly #pool: pg.Pool;
+  /** Connections whose commits do not wait for the disk: outcome writes and heartbeats. */
+  readonly #outcomes: pg.Pool;
   readonly #kysely: Kysely<PgSchema>;
 
   /** Connects lazily to `connectionString` (`postgres://…`); call {@link migrate} before use. */
   constructor(connectionString: string, options: PostgresStoreOptions = {}) {
-    this.#pool = createPgPool(connectionString, options.poolSize);
+    const poolOptions = {
+      max: options.poolSize ?? 10,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      queryTimeoutMs: options.queryTimeoutMs ?? 10_000,
+      logger: options.logger ?? silentLogger,
+    };
+    this.#pool = createPgPool(connectionString, poolOptions);
+    this.#outcomes = createPgPool(connectionString, { ...poolOptions, max: 3, durableCommits: false });
     this.#kysely = new Kysely<PgSchema>({ dialect: new PostgresDialect({ pool: this.#pool }) });
   }
 
@@ -112,6 +150,10 @@ export class PostgresStore implements Store {
     return rows.sort((a, b) => a.id - b.id).map(pgRowToJob);
   }
 
+  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job> {
+    return pgEnqueueClaimed(this.#pool, input, claim);
+  }
+
   async getJob(id: number): Promise<Job | undefined> {
     const row = await this.#kysely
       .selectFrom('nudge_jobs')
@@ -130,32 +172,52 @@ export class PostgresStore implements Store {
     return toStatusCounts(rows);
   }
 
-  async claim(input: ClaimInput): Promise<Job[]> {
+  async claim(input: ClaimInput): Promise<ClaimedJob[]> {
     return pgClaim(this.#pool, input);
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
-    return pgHeartbeat(this.#pool, leases, leaseMs, now);
+    return pgHeartbeat(this.#outcomes, leases, leaseMs, now);
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
-    return pgComplete(this.#pool, items, now);
+    return pgComplete(this.#outcomes, items, now);
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return pgFail(this.#pool, items, now);
+    return pgFail(this.#outcomes, items, now);
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
-    return pgRelease(this.#pool, leases, now);
+    return pgRelease(this.#outcomes, leases, now);
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
     return pgSweep(this.#pool, input);
   }
 
+  async promoteScheduled(input?: PromoteInput): Promise<PromoteResult> {
+    return pgPromote(this.#pool, input);
+  }
+
+  async registerInstance(input: InstanceInput, now?: Date): Promise<void> {
+    return pgRegisterInstance(this.#pool, input, now);
+  }
+
+  async touchInstance(id: string, now?: Date): Promise<boolean> {
+    return pgTouchInstance(this.#pool, id, now);
+  }
+
+  async removeInstance(id: string): Promise<void> {
+    return pgRemoveInstance(this.#pool, id);
+  }
+
+  async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
+    return pgFailUnhandledKinds(this.#pool, input);
+  }
+
   async close(): Promise<void> {
     // Destroying Kysely ends the shared pool.
-    await this.#kysely.destroy();
+    await Promise.all([this.#kysely.destroy(), this.#outcomes.end()]);
   }
 }

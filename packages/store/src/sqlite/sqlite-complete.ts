@@ -14,13 +14,13 @@ export function createSqliteComplete(
   db: Database.Database,
 ): (items: readonly CompleteInput[], now?: Date) => JobLease[] {
   const statement = db.prepare(COMPLETE);
-  const complete = db.transaction((items: readonly CompleteInput[], now: string | null) =>
-    items
-      .filter((item) => {
-        const result = item.result === undefined ? null : JSON.stringify(item.result);
-        return statement.run({ id: item.id, version: item.version, result, now }).changes === 1;
-      })
-      .map(({ id, version }) => ({ id, version })),
-  );
+  const complete = db.transaction((items: readonly CompleteInput[], now: string | null) => {
+    const written: JobLease[] = [];
+    for (const item of items) {
+      const params = { id: item.id, version: item.version, result: item.resultJson, now };
+      if (statement.run(params).changes === 1) written.push({ id: item.id, version: item.version });
+    }
+    return written;
+  });
   return (items, now) => (items.length === 0 ? [] : complete.immediate(items, toSqliteTime(now)));
 }

@@ -1,14 +1,19 @@
 import type Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type Insertable } from 'kysely';
+import { Kysely, SqliteDialect, sql, type InsertObject } from 'kysely';
 import type { Job } from '@nudge/core';
 import type { EnqueueInput } from '../store.js';
-import { sqliteRowToJob, type SqliteJobRow, type SqliteJobsTable, type SqliteSchema } from './sqlite-row.js';
+import { sqliteRowToJob, type SqliteJobRow, type SqliteSchema } from './sqlite-row.js';
 
-function toRow(input: EnqueueInput): Insertable<SqliteJobsTable> {
-  const row: Insertable<SqliteJobsTable> = { kind: input.kind };
+function toRow(input: EnqueueInput): InsertObject<SqliteSchema, 'nudge_jobs'> {
+  const row: InsertObject<SqliteSchema, 'nudge_jobs'> = { kind: input.kind };
   if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
   if (input.priority !== undefined) row.priority = input.priority;
-  if (input.runAt !== undefined) row.run_at = input.runAt.toISOString();
+  if (input.runAt !== undefined) {
+    const runAt = input.runAt.toISOString();
+    row.run_at = runAt;
+    // Set here rather than left to the insert trigger, so that RETURNING shows it.
+    row.status = sql<string>`CASE WHEN ${runAt} > strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN 'SCHEDULED' ELSE 'PENDING' END`;
+  }
   if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
   return row;
 }

@@ -3,11 +3,13 @@ import type { FailInput, FailOutcome } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 
-// Invariant: only the current attempt records a failure; the job retries after the given delay
-// while attempts remain, and is FAILED otherwise (or at once when the failure is permanent).
+// Invariant: only the current attempt records a failure; the job waits out its delay as
+// SCHEDULED (or is PENDING at once for no delay) while attempts remain, and is FAILED otherwise
+// (or at once when the failure is permanent).
 const FAIL = `
 UPDATE nudge_jobs
-   SET status = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN 'FAILED' ELSE 'PENDING' END,
+   SET status = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN 'FAILED'
+                     WHEN @retryDelayMs > 0 THEN 'SCHEDULED' ELSE 'PENDING' END,
        run_at = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN run_at
                      ELSE ${sqliteNowPlus('@retryDelayMs')} END,
        finished_at = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN ${SQLITE_NOW} END,

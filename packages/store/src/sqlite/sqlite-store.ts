@@ -1,30 +1,47 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import type { Job, JobStatus } from '@nudge/core';
+import type { Job, JobStatus, Logger } from '@nudge/core';
 import type {
   ClaimInput,
+  ClaimedJob,
   CompleteInput,
   EnqueueInput,
   FailInput,
   FailOutcome,
+  InstanceInput,
   JobLease,
+  PromoteInput,
+  PromoteResult,
   SchemaState,
+  SelfClaimInput,
   Store,
   StoreCapabilities,
   SweepInput,
   SweepResult,
+  UnhandledKindsInput,
+  UnhandledKindsResult,
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
+import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
+import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
 import { sqliteRowToJob, type SqliteSchema } from './sqlite-row.js';
+import { createSqlitePromote } from './sqlite-promote.js';
 import { createSqliteRelease } from './sqlite-release.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
+import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
+
+/** Options for {@link SqliteStore}. */
+export interface SqliteStoreOptions extends OpenSqliteOptions {
+  /** Accepted for symmetry with PostgreSQL; SQLite has no connection to lose. */
+  readonly logger?: Logger;
+}
 
 /**
  * The SQLite store: one file, one connection per store. Hot-path writes are hand-written,
@@ -45,7 +62,7 @@ export class SqliteStore implements Store {
   #enqueue: ((inputs: readonly EnqueueInput[]) => Job[]) | undefined;
 
   /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
-  constructor(filename: string, options: OpenSqliteOptions = {}) {
+  constructor(filename: string, options: SqliteStoreOptions = {}) {
     this.#db = openSqlite(filename, options);
     this.#kysely = sqliteKysely(this.#db);
   }
@@ -86,6 +103,10 @@ export class SqliteStore implements Store {
     return this.#enqueue(inputs);
   }
 
+  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job> {
+    return this.#hotPath.enqueueClaimed(input, claim);
+  }
+
   async getJob(id: number): Promise<Job | undefined> {
     const row = await this.#kysely
       .selectFrom('nudge_jobs')
@@ -104,7 +125,7 @@ export class SqliteStore implements Store {
     return toStatusCounts(rows);
   }
 
-  async claim(input: ClaimInput): Promise<Job[]> {
+  async claim(input: ClaimInput): Promise<ClaimedJob[]> {
     return this.#hotPath.claim(input);
   }
 
@@ -128,6 +149,26 @@ export class SqliteStore implements Store {
     return this.#hotPath.sweep(input);
   }
 
+  async promoteScheduled(input?: PromoteInput): Promise<PromoteResult> {
+    return this.#hotPath.promote(input);
+  }
+
+  async registerInstance(input: InstanceInput, now?: Date): Promise<void> {
+    this.#hotPath.instances.register(input, now);
+  }
+
+  async touchInstance(id: string, now?: Date): Promise<boolean> {
+    return this.#hotPath.instances.touch(id, now);
+  }
+
+  async removeInstance(id: string): Promise<void> {
+    this.#hotPath.instances.remove(id);
+  }
+
+  async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
+    return this.#hotPath.unhandledKinds(input);
+  }
+
   async close(): Promise<void> {
     await this.#kysely.destroy();
     if (this.#db.open) this.#db.close();
@@ -142,5 +183,9 @@ function prepareHotPath(db: Database.Database) {
     fail: createSqliteFail(db),
     release: createSqliteRelease(db),
     sweep: createSqliteSweep(db),
+    promote: createSqlitePromote(db),
+    enqueueClaimed: createSqliteEnqueueClaimed(db),
+    instances: createSqliteInstances(db),
+    unhandledKinds: createSqliteUnhandledKinds(db),
   };
 }

@@ -14,7 +14,8 @@ SELECT id, version, kind, attempts FROM nudge_jobs
 // is left alone. The version bump fences out the worker that lost the lease.
 const RECOVER = `
 UPDATE nudge_jobs
-   SET status = CASE WHEN attempts >= max_attempts THEN 'FAILED' ELSE 'PENDING' END,
+   SET status = CASE WHEN attempts >= max_attempts THEN 'FAILED'
+                     WHEN @retryDelayMs > 0 THEN 'SCHEDULED' ELSE 'PENDING' END,
        run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ${sqliteNowPlus('@retryDelayMs')} END,
        finished_at = CASE WHEN attempts >= max_attempts THEN ${SQLITE_NOW} END,
        version = version + 1,
@@ -42,8 +43,8 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
     for (const row of expired.all({ limit: input.limit ?? 1000, now })) {
       const retryDelayMs = input.retryDelayMs({ kind: row.kind, attempts: row.attempts });
       const written = recover.get({ id: row.id, version: row.version, retryDelayMs, now });
-      if (written?.status === 'PENDING') requeued += 1;
-      else if (written?.status === 'FAILED') failed += 1;
+      if (written?.status === 'FAILED') failed += 1;
+      else if (written) requeued += 1;
     }
     return { requeued, failed };
   });

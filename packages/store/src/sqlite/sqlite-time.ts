@@ -9,3 +9,8 @@ export const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(@now, 'now'))
 export function sqliteNowPlus(msParam: string): string {
   return `strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(@now, 'now'), '+' || (${msParam} / 1000.0) || ' seconds')`;
 }
+
+/** The database clock minus a bound parameter of milliseconds, as stored text. */
+export function sqliteNowMinus(msParam: string): string {
+  return `strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(@now, 'now'), '-' || (${msParam} / 1000.0) || ' seconds')`;
+}

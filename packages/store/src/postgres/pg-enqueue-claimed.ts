@@ -1,0 +1,72 @@
+import type pg from 'pg';
+import type { Job } from '@nudge/core';
+import { DEFAULT_PRIORITY } from '../default-priority.js';
+import type { EnqueueInput, SelfClaimInput } from '../store.js';
+import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
+
+/** Optional fields: present ones are bound, absent ones fall to the column defaults. */
+const OPTIONAL = [
+  { field: 'payload', column: 'payload', type: 'jsonb' },
+  { field: 'runAt', column: 'run_at', type: 'timestamptz' },
+  { field: 'maxAttempts', column: 'max_attempts', type: 'integer' },
+] as const;
+
+type OptionalField = (typeof OPTIONAL)[number];
+
+// Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to $1) only when it is due
+// and no due PENDING job of the competing kinds comes at or before it in claim order
+// (priority <= its priority); the check and the insert are one statement, so no separate read
+// can go stale. Otherwise it is inserted exactly as a plain enqueue would be.
+function enqueueClaimedSql(present: readonly OptionalField[]): string {
+  const columns = ['kind', 'priority', ...present.map((o) => o.column)];
+  const values = ['$4', '$5::integer', ...present.map((o, i) => `$${6 + i}::${o.type}`)];
+  const runAtIndex = present.findIndex((o) => o.field === 'runAt');
+  const runAt = runAtIndex === -1 ? 'n.now' : `$${6 + runAtIndex}::timestamptz`;
+  return `
+INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
+SELECT ${values.join(', ')},
+       CASE WHEN c.claim THEN 'RUNNING' WHEN ${runAt} > n.now THEN 'SCHEDULED' ELSE 'PENDING' END,
+       CASE WHEN c.claim THEN 1 ELSE 0 END,
+       CASE WHEN c.claim THEN 1 ELSE 0 END,
+       CASE WHEN c.claim THEN $1 END,
+       CASE WHEN c.claim THEN n.now END,
+       CASE WHEN c.claim THEN n.now + ${pgMs('$2')} END
+  FROM (SELECT now() AS now) AS n,
+       LATERAL (SELECT ${runAt} <= n.now AND NOT EXISTS (
+                  SELECT 1 FROM nudge_jobs
+                   WHERE status = 'PENDING' AND priority <= $5::integer AND run_at <= n.now
+                     AND kind = ANY($3::text[])) AS claim) AS c
+RETURNING *`;
+}
+
+const statements = new Map<string, string>();
+
+/** The PostgreSQL enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */
+export async function pgEnqueueClaimed(
+  pool: pg.Pool,
+  input: EnqueueInput,
+  claim: SelfClaimInput,
+): Promise<Job> {
+  const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
+  const key = present.map((o) => o.field).join('_') || 'bare';
+  let text = statements.get(key);
+  if (text === undefined) {
+    text = enqueueClaimedSql(present);
+    statements.set(key, text);
+  }
+  const values: unknown[] = [
+    claim.workerId,
+    claim.leaseMs,
+    claim.kinds,
+    input.kind,
+    input.priority ?? DEFAULT_PRIORITY,
+  ];
+  for (const o of present) {
+    // jsonb goes as JSON text: node-postgres would send a JS array as a PostgreSQL array.
+    values.push(o.field === 'payload' ? JSON.stringify(input.payload) : input[o.field]);
+  }
+  const { rows } = await pool.query<PgJobRow>({ name: `nudge_enqueue_claimed_${key}`, text, values });
+  const row = rows[0];
+  if (!row) throw new Error('INSERT … RETURNING returned no row');
+  return pgRowToJob(row);
+}

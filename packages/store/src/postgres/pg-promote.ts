@@ -1,0 +1,35 @@
+import type pg from 'pg';
+import type { PromoteInput, PromoteResult } from '../store.js';
+import { pgNow } from './pg-row.js';
+
+// Invariant: only SCHEDULED rows whose run_at has passed (database clock) become PENDING, each
+// once: rows another promoter holds are skipped, and a row already promoted no longer matches.
+// run_at is kept, so a promoted job takes its due place in claim order.
+const PROMOTE = `
+WITH due AS (
+  SELECT id FROM nudge_jobs
+   WHERE status = 'SCHEDULED' AND run_at <= ${pgNow('$1')}
+   ORDER BY run_at
+   LIMIT $2
+   FOR UPDATE SKIP LOCKED
+), promoted AS (
+  UPDATE nudge_jobs AS j SET status = 'PENDING' WHERE j.id = ANY(ARRAY(SELECT id FROM due)) RETURNING 1
+)
+SELECT (SELECT count(*) FROM promoted)::integer AS promoted,
+       (SELECT extract(epoch FROM min(run_at) - ${pgNow('$1')}) * 1000
+          FROM nudge_jobs
+         WHERE status = 'SCHEDULED' AND run_at > ${pgNow('$1')})::double precision AS next_due_ms`;
+
+/** The PostgreSQL promotion of due scheduled jobs; see {@link Store.promoteScheduled}. */
+export async function pgPromote(pool: pg.Pool, input: PromoteInput = {}): Promise<PromoteResult> {
+  const { rows } = await pool.query<{ promoted: number; next_due_ms: number | null }>({
+    name: 'nudge_promote',
+    text: PROMOTE,
+    values: [input.now ?? null, input.limit ?? 1000],
+  });
+  const row = rows[0];
+  return {
+    promoted: row?.promoted ?? 0,
+    nextDueInMs: row?.next_due_ms == null ? null : Math.max(0, row.next_due_ms),
+  };
+}

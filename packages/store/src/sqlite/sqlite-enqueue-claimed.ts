@@ -1,0 +1,70 @@
+import type Database from 'better-sqlite3';
+import type { Job } from '@nudge/core';
+import { DEFAULT_PRIORITY } from '../default-priority.js';
+import type { EnqueueInput, SelfClaimInput } from '../store.js';
+import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
+import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+
+/** Optional fields: present ones are bound, absent ones fall to the column defaults. */
+const OPTIONAL = [
+  { field: 'payload', column: 'payload' },
+  { field: 'runAt', column: 'run_at' },
+  { field: 'maxAttempts', column: 'max_attempts' },
+] as const;
+
+type OptionalField = (typeof OPTIONAL)[number];
+
+// Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to @workerId) only when it
+// is due and no due PENDING job of the competing kinds comes at or before it in claim order
+// (priority <= its priority); the check and the insert are one statement under BEGIN IMMEDIATE.
+// Otherwise it is inserted exactly as a plain enqueue would be.
+function enqueueClaimedSql(present: readonly OptionalField[]): string {
+  const columns = ['kind', 'priority', ...present.map((o) => o.column)];
+  const values = ['@kind', '@priority', ...present.map((o) => `@${o.field}`)];
+  const runAt = present.some((o) => o.field === 'runAt') ? '@runAt' : SQLITE_NOW;
+  return `
+INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
+SELECT ${values.join(', ')},
+       CASE WHEN c.claim THEN 'RUNNING' WHEN ${runAt} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
+       CASE WHEN c.claim THEN 1 ELSE 0 END,
+       CASE WHEN c.claim THEN 1 ELSE 0 END,
+       CASE WHEN c.claim THEN @workerId END,
+       CASE WHEN c.claim THEN ${SQLITE_NOW} END,
+       CASE WHEN c.claim THEN ${sqliteNowPlus('@leaseMs')} END
+  FROM (SELECT ${runAt} <= ${SQLITE_NOW} AND NOT EXISTS (
+          SELECT 1 FROM nudge_jobs
+           WHERE status = 'PENDING' AND priority <= @priority AND run_at <= ${SQLITE_NOW}
+             AND kind IN (SELECT value FROM json_each(@kinds))) AS claim) AS c
+RETURNING *`;
+}
+
+/** Prepares the SQLite enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */
+export function createSqliteEnqueueClaimed(
+  db: Database.Database,
+): (input: EnqueueInput, claim: SelfClaimInput) => Job {
+  const statements = new Map<string, Database.Statement<Record<string, unknown>, SqliteJobRow>>();
+  const insert = db.transaction((input: EnqueueInput, claim: SelfClaimInput) => {
+    const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
+    const key = present.map((o) => o.field).join(',');
+    let statement = statements.get(key);
+    if (!statement) {
+      statement = db.prepare<Record<string, unknown>, SqliteJobRow>(enqueueClaimedSql(present));
+      statements.set(key, statement);
+    }
+    const params: Record<string, unknown> = {
+      kind: input.kind,
+      priority: input.priority ?? DEFAULT_PRIORITY,
+      workerId: claim.workerId,
+      leaseMs: claim.leaseMs,
+      kinds: JSON.stringify(claim.kinds),
+      now: null,
+    };
+    if (input.payload !== undefined) params.payload = JSON.stringify(input.payload);
+    if (input.runAt !== undefined) params.runAt = input.runAt.toISOString();
+    if (input.maxAttempts !== undefined) params.maxAttempts = input.maxAttempts;
+    const row = statement.get(params);
+    if (!row) throw new Error('INSERT … RETURNING returned no row');
+    return sqliteRowToJob(row);
+  });
+  return (input, claim) => insert.immediate(input, claim);
+}
