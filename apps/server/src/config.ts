@@ -19,8 +19,16 @@ export interface ServerConfig {
   readonly dialect: Dialect;
   /** `NUDGE_HANDLERS`: absolute path (or `file:` URL) of the handler module. */
   readonly handlers: string;
-  /** `NUDGE_THREADS`: worker threads, which are the jobs run at once. */
+  /** `NUDGE_THREADS`: threads for `cpu` kinds, one job each at a time. */
   readonly threads: number;
+  /** `NUDGE_ASYNC_THREADS`: threads for `async` kinds. */
+  readonly asyncThreads: number;
+  /** `NUDGE_ASYNC_CONCURRENCY`: `async` jobs one thread runs at once. */
+  readonly asyncConcurrency: number;
+  /** `NUDGE_MAX_CLAIM_BATCH`: most rows one claim takes per execution class. */
+  readonly maxClaimBatch: number;
+  /** `NUDGE_CPU_THREAD_NICE`: how much lower than the main thread the `cpu` threads run. */
+  readonly cpuThreadNice: number;
   /** `HOST`: interface to listen on. */
   readonly host: string;
   /** `PORT`: TCP port; 0 picks a free one. */
@@ -33,8 +41,16 @@ export interface ServerConfig {
   readonly sweepIntervalMs: number;
   /** `NUDGE_JOB_TIMEOUT_MS`: longest an attempt may run, in ms. */
   readonly jobTimeoutMs: number;
+  /** `NUDGE_ABORT_GRACE_MS`: time between `ctx.signal` firing and the thread being terminated, in ms. */
+  readonly abortGraceMs: number;
   /** `NUDGE_SHUTDOWN_GRACE_MS`: time running jobs get to finish on shutdown, in ms. */
   readonly shutdownGraceMs: number;
+  /** `NUDGE_UNHANDLED_KIND_GRACE_MS`: how long a job may wait while no instance handles its kind, in ms. */
+  readonly unhandledKindGraceMs: number;
+  /** `NUDGE_DB_TIMEOUT_MS`: longest a database call may take, in ms. */
+  readonly dbTimeoutMs: number;
+  /** `NUDGE_DB_CONNECT_TIMEOUT_MS`: longest wait for a new PostgreSQL connection, in ms. */
+  readonly dbConnectTimeoutMs: number;
   /** `NUDGE_MAX_OLD_GENERATION_MB`: heap limit of each worker thread, in MB. */
   readonly maxOldGenerationSizeMb: number;
   /** `NUDGE_BODY_LIMIT_BYTES`: largest request body, in bytes. */
@@ -100,13 +116,21 @@ function envSchema(cwd: string) {
       })
       .describe('the path of the handler module, relative to the working directory or absolute'),
     NUDGE_THREADS: wholeNumber(1, 1024, Math.min(1024, availableParallelism())),
+    NUDGE_ASYNC_THREADS: wholeNumber(1, 1024, 1),
+    NUDGE_ASYNC_CONCURRENCY: wholeNumber(1, 100_000, 100),
+    NUDGE_MAX_CLAIM_BATCH: wholeNumber(1, 10_000, 500),
+    NUDGE_CPU_THREAD_NICE: wholeNumber(0, 19, 10),
     HOST: z.string().default('127.0.0.1').describe('a host name or IP address'),
     PORT: wholeNumber(0, 65535, 3000),
     NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
     NUDGE_LEASE_MS: wholeNumber(300, MAX_TIMER_MS, 30_000, ' of ms'),
     NUDGE_SWEEP_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_JOB_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS, 300_000, ' of ms'),
+    NUDGE_ABORT_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 1000, ' of ms'),
     NUDGE_SHUTDOWN_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 10_000, ' of ms'),
+    NUDGE_UNHANDLED_KIND_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 300_000, ' of ms'),
+    NUDGE_DB_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 10_000, ' of ms'),
+    NUDGE_DB_CONNECT_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_MAX_OLD_GENERATION_MB: wholeNumber(16, 1_048_576, 512, ' of MB'),
     NUDGE_BODY_LIMIT_BYTES: wholeNumber(1, 1_073_741_824, 1_048_576, ' of bytes'),
     LOG_LEVEL: z
@@ -159,13 +183,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     dialect: /^postgres(ql)?:\/\//i.test(e.DATABASE_URL) ? 'postgres' : 'sqlite',
     handlers: e.NUDGE_HANDLERS,
     threads: e.NUDGE_THREADS,
+    asyncThreads: e.NUDGE_ASYNC_THREADS,
+    asyncConcurrency: e.NUDGE_ASYNC_CONCURRENCY,
+    maxClaimBatch: e.NUDGE_MAX_CLAIM_BATCH,
+    cpuThreadNice: e.NUDGE_CPU_THREAD_NICE,
     host: e.HOST,
     port: e.PORT,
     pollIntervalMs: e.NUDGE_POLL_INTERVAL_MS,
     leaseMs: e.NUDGE_LEASE_MS,
     sweepIntervalMs: e.NUDGE_SWEEP_INTERVAL_MS,
     jobTimeoutMs: e.NUDGE_JOB_TIMEOUT_MS,
+    abortGraceMs: e.NUDGE_ABORT_GRACE_MS,
     shutdownGraceMs: e.NUDGE_SHUTDOWN_GRACE_MS,
+    unhandledKindGraceMs: e.NUDGE_UNHANDLED_KIND_GRACE_MS,
+    dbTimeoutMs: e.NUDGE_DB_TIMEOUT_MS,
+    dbConnectTimeoutMs: e.NUDGE_DB_CONNECT_TIMEOUT_MS,
     maxOldGenerationSizeMb: e.NUDGE_MAX_OLD_GENERATION_MB,
     bodyLimitBytes: e.NUDGE_BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,

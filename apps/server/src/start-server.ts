@@ -35,7 +35,11 @@ export interface RunningServer {
  */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const app = createHttpApp({ logger: { level: config.logLevel }, bodyLimitBytes: config.bodyLimitBytes });
-  const store = createStore(config.databaseUrl);
+  const store = createStore(config.databaseUrl, {
+    queryTimeoutMs: config.dbTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    logger: app.log,
+  });
   let engine: Engine | undefined;
   let stopping: Promise<void> | undefined;
   const stopBackground = (): Promise<void> =>
@@ -55,11 +59,17 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       store,
       handlers: config.handlers,
       threads: config.threads,
+      asyncThreads: config.asyncThreads,
+      asyncConcurrency: config.asyncConcurrency,
+      maxClaimBatch: config.maxClaimBatch,
+      cpuThreadNice: config.cpuThreadNice,
       pollIntervalMs: config.pollIntervalMs,
       leaseMs: config.leaseMs,
       sweepIntervalMs: config.sweepIntervalMs,
       jobTimeoutMs: config.jobTimeoutMs,
+      abortGraceMs: config.abortGraceMs,
       shutdownGraceMs: config.shutdownGraceMs,
+      unhandledKindGraceMs: config.unhandledKindGraceMs,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
       logger: app.log,
     });
@@ -73,10 +83,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   }
 
   const url = listeningUrl(app);
-  const { kinds } = engine;
+  const { kinds, slots } = engine;
+  const threads = [
+    slots.cpu && `${config.threads} cpu threads`,
+    slots.async && `${config.asyncThreads} async threads × ${config.asyncConcurrency}`,
+  ].filter(Boolean);
   app.log.info(
-    { url, dialect: store.dialect, threads: config.threads, kinds },
-    `listening on ${url} (${store.dialect}, ${config.threads} threads, kinds: ${kinds.join(', ')})`,
+    { url, dialect: store.dialect, slots, kinds: Object.fromEntries(engine.kindClasses) },
+    `listening on ${url} (${store.dialect}, ${threads.join(', ')}, kinds: ${kinds.join(', ')})`,
   );
   let closing: Promise<void> | undefined;
   return { app, engine, store, url, close: () => (closing ??= app.close()) };

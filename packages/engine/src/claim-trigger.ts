@@ -1,37 +1,49 @@
 /**
  * The one path to a claim. The poll timer, `POST /nudge`, an enqueue and a freed slot all call
- * {@link request}; at most one pass runs at a time, and any number of requests during a pass
- * cause exactly one more pass. A pass returns `true` to run again at once (a full batch).
+ * {@link request}. Up to `maxInFlight` passes run at once (so a second claim can go to the
+ * database while the first is still being answered); a request while that many run causes
+ * exactly one more pass once one ends, however many requests came. A pass returns `true` to run
+ * again at once (a full batch).
  */
 export class ClaimTrigger {
   readonly #pass: () => Promise<boolean>;
-  #running: Promise<void> | undefined;
+  readonly #maxInFlight: number;
+  readonly #running = new Set<Promise<void>>();
   #again = false;
 
-  constructor(pass: () => Promise<boolean>) {
+  /**
+   * @param pass - one claim pass; resolves `true` to run again at once
+   * @param maxInFlight - passes allowed at once @defaultValue 1
+   */
+  constructor(pass: () => Promise<boolean>, maxInFlight = 1) {
     this.#pass = pass;
+    this.#maxInFlight = maxInFlight;
   }
 
   /** Asks for a claim pass; returns at once. */
   request(): void {
-    if (this.#running) {
+    if (this.#running.size >= this.#maxInFlight) {
       this.#again = true;
       return;
     }
-    this.#running = this.#loop().finally(() => {
-      this.#running = undefined;
+    const run: Promise<void> = this.#loop().finally(() => {
+      this.#running.delete(run);
+      if (this.#again) {
+        this.#again = false;
+        this.request();
+      }
     });
+    this.#running.add(run);
   }
 
   /** Resolves when no pass is running. */
   async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+    while (this.#running.size > 0) await Promise.all(this.#running);
   }
 
   async #loop(): Promise<void> {
-    do {
-      this.#again = false;
-      if (await this.#pass()) this.#again = true;
-    } while (this.#again);
+    while (await this.#pass()) {
+      // A full batch: claim again at once.
+    }
   }
 }

@@ -1,35 +1,43 @@
-import type { Job } from '@nudge/core';
-import type { FailOutcome, JobLease, SweepResult } from '@nudge/store';
+import type { ExecutionClass } from '@nudge/core';
+import type { ClaimedJob, FailOutcome, JobLease } from '@nudge/store';
+import type { HeartbeatResult } from './lease-keeper.js';
+import type { RescueResult } from './rescuer.js';
+import type { ScheduleResult } from './scheduler.js';
+import type { UnhandledKindsRun } from './unhandled-kinds.js';
 
 /**
  * Events an {@link Engine} emits, by name, with their argument. Tests await these instead of
  * sleeping; metrics can count them.
  */
 export interface EngineEvents {
-  /** A claim query is about to run with this limit (free slots). */
+  /** A claim query is about to run with this limit (free slots, summed over classes). */
   'claim:query': { limit: number };
   /** A claim returned jobs. */
   'claim:claimed': { count: number; limit: number };
   /** A claim returned nothing. */
-  'claim:empty': { limit: number };
+  'claim:empty': { count: number; limit: number };
   /** A claim query failed; the poll loop tries again. */
   'claim:error': { error: unknown };
   /** A claimed job was handed to a thread. */
-  'job:started': { job: Job };
+  'job:started': { job: ClaimedJob };
   /** A success was recorded. */
   'job:succeeded': JobLease;
-  /** A failure was recorded: `status` is `PENDING` for a retry, `FAILED` when it is final. */
+  /** A failure was recorded: `status` is `SCHEDULED` or `PENDING` for a retry, `FAILED` when final. */
   'job:failed': FailOutcome & { error: string; retryDelayMs: number };
-  /** A running job was given back on shutdown. */
+  /** A running job was given back (shutdown, or its thread was terminated for a neighbour). */
   'job:released': JobLease;
   /** The attempt no longer owns its row; its outcome is discarded. */
   'job:lease-lost': JobLease;
-  /** A thread became free. */
-  'slot:freed': { free: number };
+  /** Slots of a class became free. */
+  'slot:freed': { free: number; execution: ExecutionClass };
   /** Leases of running jobs were renewed. */
-  'heartbeat:done': { renewed: number; lost: number };
+  'heartbeat:done': HeartbeatResult;
   /** A sweep for expired leases finished. */
-  'sweep:done': SweepResult;
+  'sweep:done': RescueResult;
+  /** Due scheduled jobs were promoted to `PENDING`. */
+  'schedule:done': ScheduleResult;
+  /** Jobs whose kind no live instance handles were failed. */
+  'unhandled:failed': UnhandledKindsRun;
   /** Outcomes could not be written; they are kept and retried. */
   'outcome:error': { error: unknown };
   /** The engine has stopped; no job of this instance is running. */

@@ -13,11 +13,27 @@ import type { Store } from '@nudge/store';
 export interface EngineOptions {
   /** Where jobs live; the engine neither migrates nor closes it. */
   readonly store: Store;
-  /** Path or `file:` URL of the module whose exported functions are the handlers. */
+  /** Path or `file:` URL of the handler module (see `HandlerExport`). */
   readonly handlers: string;
-  /** Worker threads, which are also the slots: jobs running at once. @defaultValue available parallelism */
+  /**
+   * Threads for `cpu` kinds, each running one job at a time: the `cpu` slots.
+   * @defaultValue available parallelism
+   */
   readonly threads?: number;
-  /** Written to `claimed_by`. @defaultValue `host:pid:random` */
+  /** Threads for `async` kinds. @defaultValue 1 */
+  readonly asyncThreads?: number;
+  /** `async` jobs one thread runs at once; `asyncThreads × asyncConcurrency` are the `async` slots. @defaultValue 100 */
+  readonly asyncConcurrency?: number;
+  /**
+   * How much lower than the service's main thread the `cpu` threads run (a `nice` increment, 0 to
+   * 19; Linux only). CPU-bound handlers then yield the core at once to claims, heartbeats, the HTTP
+   * API and a database on the same host, instead of making them wait for a time slice.
+   * @defaultValue 10
+   */
+  readonly cpuThreadNice?: number;
+  /** Most rows one claim takes, per execution class. @defaultValue 500 */
+  readonly maxClaimBatch?: number;
+  /** Written to `claimed_by` and the instance registry. @defaultValue `host:pid:random` */
   readonly workerId?: string;
   /** Time between polls, in ms, jittered by ±10 %. @defaultValue 1000 */
   readonly pollIntervalMs?: number;
@@ -25,12 +41,17 @@ export interface EngineOptions {
   readonly leaseMs?: number;
   /** Time between sweeps for expired leases, in ms. @defaultValue 5000 */
   readonly sweepIntervalMs?: number;
-  /** Longest an attempt may run, in ms, before it is aborted and failed. @defaultValue 300000 */
+  /** Longest an attempt may run, in ms, before its `ctx.signal` is aborted and it fails. @defaultValue 300000 */
   readonly jobTimeoutMs?: number;
   /** Time between `ctx.signal` firing and the thread being terminated, in ms. @defaultValue 1000 */
   readonly abortGraceMs?: number;
   /** Time running jobs get to finish on shutdown before they are aborted and released, in ms. @defaultValue 10000 */
   readonly shutdownGraceMs?: number;
+  /**
+   * How long a due job may wait while no live instance has a handler for its kind before it is
+   * failed, in ms; 0 never fails such jobs. @defaultValue 300000 (5 minutes)
+   */
+  readonly unhandledKindGraceMs?: number;
   /** Retry delay curve. @defaultValue {@link DEFAULT_BACKOFF} */
   readonly backoff?: BackoffOptions;
   /** Per-kind overrides of the curve, merged over `backoff`. */
@@ -45,9 +66,9 @@ export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'backoffByKind'
   readonly backoffByKind: Readonly<Record<string, BackoffOptions>>;
 };
 
-function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`${name} must be a whole number from 1 to ${max} (got ${String(value)})`);
+function wholeNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max} (got ${String(value)})`);
   }
   return value;
 }
@@ -62,22 +83,25 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   for (const [kind, override] of Object.entries(options.backoffByKind ?? {})) {
     backoffByKind[kind] = validateBackoff({ ...backoff, ...override }, `backoffByKind.${kind}`);
   }
-  const leaseMs = positiveInteger('leaseMs', options.leaseMs ?? 30_000);
-  if (leaseMs < 300) throw new RangeError(`leaseMs must be at least 300 (got ${leaseMs})`);
   return {
     store: options.store,
     handlers: options.handlers,
-    threads: positiveInteger('threads', options.threads ?? availableParallelism(), 1024),
+    threads: wholeNumber('threads', options.threads ?? availableParallelism(), 1, 1024),
+    asyncThreads: wholeNumber('asyncThreads', options.asyncThreads ?? 1, 1, 1024),
+    asyncConcurrency: wholeNumber('asyncConcurrency', options.asyncConcurrency ?? 100, 1, 100_000),
+    cpuThreadNice: wholeNumber('cpuThreadNice', options.cpuThreadNice ?? 10, 0, 19),
+    maxClaimBatch: wholeNumber('maxClaimBatch', options.maxClaimBatch ?? 500, 1, 10_000),
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    pollIntervalMs: positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1000),
-    leaseMs,
-    sweepIntervalMs: positiveInteger('sweepIntervalMs', options.sweepIntervalMs ?? 5000),
-    jobTimeoutMs: positiveInteger('jobTimeoutMs', options.jobTimeoutMs ?? 300_000),
-    abortGraceMs: Math.max(0, options.abortGraceMs ?? 1000),
-    shutdownGraceMs: Math.max(0, options.shutdownGraceMs ?? 10_000),
+    pollIntervalMs: wholeNumber('pollIntervalMs', options.pollIntervalMs ?? 1000, 1),
+    leaseMs: wholeNumber('leaseMs', options.leaseMs ?? 30_000, 300),
+    sweepIntervalMs: wholeNumber('sweepIntervalMs', options.sweepIntervalMs ?? 5000, 1),
+    jobTimeoutMs: wholeNumber('jobTimeoutMs', options.jobTimeoutMs ?? 300_000, 1),
+    abortGraceMs: wholeNumber('abortGraceMs', options.abortGraceMs ?? 1000, 0),
+    shutdownGraceMs: wholeNumber('shutdownGraceMs', options.shutdownGraceMs ?? 10_000, 0),
+    unhandledKindGraceMs: wholeNumber('unhandledKindGraceMs', options.unhandledKindGraceMs ?? 300_000, 0),
     backoff,
     backoffByKind,
-    maxOldGenerationSizeMb: positiveInteger('maxOldGenerationSizeMb', options.maxOldGenerationSizeMb ?? 512),
+    maxOldGenerationSizeMb: wholeNumber('maxOldGenerationSizeMb', options.maxOldGenerationSizeMb ?? 512, 16),
     logger: options.logger ?? silentLogger,
   };
 }

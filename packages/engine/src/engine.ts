@@ -1,148 +1,267 @@
 import { EventEmitter } from 'node:events';
-import { retryDelayMs, type BackoffOptions, type Job } from '@nudge/core';
-import type { JobLease, SweepResult } from '@nudge/store';
-import { describeThreadFailure, type AbortReason } from './attempt-failure.js';
-import { ClaimTrigger } from './claim-trigger.js';
+import { hostname } from 'node:os';
+import {
+  EXECUTION_CLASSES,
+  retryDelayMs,
+  type BackoffOptions,
+  type ExecutionClass,
+  type Job,
+} from '@nudge/core';
+import type { EnqueueInput } from '@nudge/store';
+import { Claimer } from './claimer.js';
 import type { EngineEvents } from './engine-events.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-import { OutcomeWriter, type Outcome } from './outcome-writer.js';
-import { PeriodicTimer } from './periodic-timer.js';
-import { WorkerPool, type PoolRun } from './pool/worker-pool.js';
-import type { RunResult } from './pool/task.js';
+import { Executor } from './executor.js';
+import { LeaseKeeper, type HeartbeatResult } from './lease-keeper.js';
+import { OutcomeWriter } from './outcome-writer.js';
+import { Rescuer, type RescueResult } from './rescuer.js';
+import { Scheduler, type ScheduleResult } from './scheduler.js';
+import { shutdownEngine } from './shutdown.js';
+import { describeHandlers } from './threads/describe-handlers.js';
+import type { KindInfo } from './threads/handler.js';
+import { startThreadPools } from './threads/start-thread-pools.js';
+import type { ThreadPool } from './threads/thread-pool.js';
+import { UnhandledKindsFailer, type UnhandledKindsRun } from './unhandled-kinds.js';
 
-interface RunningJob {
-  readonly job: Job;
-  readonly run: PoolRun;
-  readonly timers: NodeJS.Timeout[];
-  abortReason?: AbortReason;
+/** Slots of one execution class. */
+export interface SlotCounts {
+  readonly total: number;
+  readonly free: number;
 }
 
 /**
- * Claims jobs into free worker threads and records their outcomes. One trigger path
- * ({@link requestClaim}) serves the poll timer, nudges and freed slots; the claim limit is the
- * number of free slots, and no query runs when there are none. Heartbeats renew the leases of
- * running jobs; a sweep recovers jobs whose lease expired anywhere.
+ * Claims jobs into free worker-thread slots and records their outcomes. It composes one small
+ * service per concern: the {@link Claimer} (one coalesced trigger path for the poll timer, nudges,
+ * enqueues and freed slots), the {@link Executor} (thread pools per execution class, timeouts,
+ * outcomes), the {@link OutcomeWriter}, the {@link LeaseKeeper} (heartbeats), the
+ * {@link Rescuer} (expired leases), the {@link Scheduler} (due scheduled jobs) and the
+ * {@link UnhandledKindsFailer}. Each service's `runOnce` is exposed for tests and tools.
  *
  * Emits the events of {@link EngineEvents}.
  */
 export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEvents[K]] }> {
   readonly options: ResolvedEngineOptions;
-  readonly #pool: WorkerPool;
-  readonly #kinds: ReadonlySet<string>;
-  readonly #running = new Map<number, RunningJob>();
-  /** Leases this instance holds: running jobs and those whose outcome is not yet written. */
-  readonly #leases = new Map<number, JobLease>();
-  readonly #trigger: ClaimTrigger;
+  readonly #kinds: ReadonlyMap<string, ExecutionClass>;
+  readonly #kindsByClass: ReadonlyMap<ExecutionClass, readonly string[]>;
+  readonly #executor: Executor;
   readonly #writer: OutcomeWriter;
-  readonly #timers: PeriodicTimer[];
+  readonly #claimer: Claimer;
+  readonly #leaseKeeper: LeaseKeeper;
+  readonly #rescuer: Rescuer;
+  readonly #scheduler: Scheduler;
+  readonly #unhandled: UnhandledKindsFailer;
   #started = false;
   #stopping: Promise<void> | undefined;
-  #workMayRemain = false;
 
-  private constructor(options: ResolvedEngineOptions, pool: WorkerPool) {
+  private constructor(
+    options: ResolvedEngineOptions,
+    kinds: readonly KindInfo[],
+    pools: Map<ExecutionClass, ThreadPool>,
+  ) {
     super();
     this.options = options;
-    this.#pool = pool;
-    this.#kinds = new Set(pool.kinds);
-    this.#trigger = new ClaimTrigger(() => this.#claimPass());
-    this.#writer = new OutcomeWriter(
-      options.store,
-      options.logger,
-      (name, value) => this.#emitEvent(name, value),
-      (leases) => {
-        for (const lease of leases) {
-          if (this.#leases.get(lease.id)?.version === lease.version) this.#leases.delete(lease.id);
-        }
-      },
+    const { store, logger } = options;
+    const emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]): void => {
+      (this.emit as (name: K, value: EngineEvents[K]) => boolean)(name, value);
+    };
+    this.#kinds = new Map(kinds.map((k) => [k.kind, k.execution]));
+    this.#kindsByClass = new Map(
+      EXECUTION_CLASSES.map((c) => [c, kinds.filter((k) => k.execution === c).map((k) => k.kind)]),
     );
-    const log = (what: string) => (error: unknown) => options.logger.error({ err: error }, `${what} failed`);
-    this.#timers = [
-      new PeriodicTimer(async () => this.requestClaim(), options.pollIntervalMs, log('poll')),
-      new PeriodicTimer(() => this.heartbeatOnce(), Math.floor(options.leaseMs / 3), log('heartbeat'), 0),
-      new PeriodicTimer(() => this.sweepOnce(), options.sweepIntervalMs, log('sweep')),
-    ];
+    this.#writer = new OutcomeWriter({
+      store,
+      logger,
+      emit,
+      onWritten: (leases) => this.#executor.written(leases),
+    });
+    this.on('job:failed', ({ status, retryDelayMs: delay }) => {
+      if (status === 'SCHEDULED') this.#scheduler.wakeIn(delay);
+    });
+    this.#executor = new Executor({
+      options,
+      pools,
+      kinds: this.#kinds,
+      writer: this.#writer,
+      emit,
+      outcomes: { ...options, retryDelayMs: (kind, attempt) => retryDelayMs(attempt, this.backoffFor(kind)) },
+      onSlotsFreed: (execution) => this.#claimer.slotsFreed(execution),
+    });
+    this.#claimer = new Claimer({
+      store,
+      logger,
+      emit,
+      workerId: options.workerId,
+      leaseMs: options.leaseMs,
+      pollIntervalMs: options.pollIntervalMs,
+      maxClaimBatch: options.maxClaimBatch,
+      kinds: this.#kindsByClass,
+      free: (execution) => this.#executor.free(execution),
+      reserve: (execution, count) => this.#executor.reserve(execution, count),
+      unreserve: (execution, count) => this.#executor.unreserve(execution, count),
+      start: (jobs) => this.#executor.start(jobs),
+      classOf: (kind) => this.#kinds.get(kind),
+    });
+    this.#leaseKeeper = new LeaseKeeper({
+      store,
+      logger,
+      emit,
+      leaseMs: options.leaseMs,
+      instance: { id: options.workerId, host: hostname(), pid: process.pid, kinds: this.kinds },
+      leases: () => this.#executor.leases(),
+      onLost: (leases) => this.#executor.loseLeases(leases),
+    });
+    this.#rescuer = new Rescuer({
+      store,
+      logger,
+      emit,
+      sweepIntervalMs: options.sweepIntervalMs,
+      retryDelayMs: ({ kind, attempts }) => retryDelayMs(attempts, this.backoffFor(kind)),
+      onRequeued: () => {
+        this.#scheduler.wakeIn(0);
+        this.requestClaim();
+      },
+    });
+    this.#scheduler = new Scheduler({
+      store,
+      logger,
+      emit,
+      pollIntervalMs: options.pollIntervalMs,
+      onPromoted: () => this.requestClaim(),
+    });
+    this.#unhandled = new UnhandledKindsFailer({
+      store,
+      logger,
+      emit,
+      graceMs: options.unhandledKindGraceMs,
+      // Two leases: a live instance heartbeats six times in that span.
+      instanceTtlMs: 2 * options.leaseMs,
+      registered: () => this.#leaseKeeper.registered,
+    });
   }
 
   /**
-   * Validates the options and starts the worker threads (loading the handler module).
+   * Validates the options, loads the handler module to learn its kinds, and starts the threads of
+   * each execution class that has kinds.
    * @throws RangeError when an option is out of range
    * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
    */
   static async create(options: EngineOptions): Promise<Engine> {
     const resolved = resolveEngineOptions(options);
-    const pool = await WorkerPool.start(resolved);
-    return new Engine(resolved, pool);
-  }
-
-  #emitEvent<K extends keyof EngineEvents>(name: K, value: EngineEvents[K]): void {
-    (this.emit as (name: K, value: EngineEvents[K]) => boolean)(name, value);
+    const kinds = await describeHandlers(resolved.handlers, resolved.maxOldGenerationSizeMb);
+    // Threads start before the executor exists; their reports reach it once it does.
+    const target: { executor?: Executor } = {};
+    const pools = await startThreadPools(resolved, kinds, {
+      onResults: (execution, results) => target.executor?.onResults(execution, results),
+      onThreadLost: (...args) => target.executor?.onThreadLost(...args),
+    });
+    const engine = new Engine(resolved, kinds, pools);
+    target.executor = engine.#executor;
+    return engine;
   }
 
   /** Kinds the handler module exports, sorted. */
   get kinds(): readonly string[] {
-    return this.#pool.kinds;
+    return [...this.#kinds.keys()].sort();
   }
 
-  /** Slots not running a job. */
+  /** The execution class of each kind. */
+  get kindClasses(): ReadonlyMap<string, ExecutionClass> {
+    return this.#kinds;
+  }
+
+  /** Slots not running a job, over every class. */
   get freeSlots(): number {
-    return this.options.threads - this.#running.size;
+    return this.#executor.free('cpu') + this.#executor.free('async');
   }
 
-  /** Starts polling, heartbeats and sweeps, and claims at once. */
+  /** Slots of each execution class that has kinds. */
+  get slots(): Partial<Record<ExecutionClass, SlotCounts>> {
+    const slots: Partial<Record<ExecutionClass, SlotCounts>> = {};
+    for (const [execution, kinds] of this.#kindsByClass) {
+      if (kinds.length > 0) {
+        slots[execution] = {
+          total: this.#executor.capacity(execution),
+          free: this.#executor.free(execution),
+        };
+      }
+    }
+    return slots;
+  }
+
+  /** Registers the instance and starts claiming, heartbeats, sweeps and the scheduler. */
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    for (const timer of this.#timers) timer.start();
-    this.requestClaim();
+    this.#leaseKeeper.start();
+    this.#rescuer.start();
+    this.#scheduler.start();
+    this.#unhandled.start();
+    this.#claimer.start();
   }
 
   /** Asks for a claim pass (coalesced); does nothing before {@link start} or after {@link stop}. */
   requestClaim(): void {
-    if (!this.#started || this.#stopping) return;
-    if (this.freeSlots === 0) {
-      this.#workMayRemain = true;
-      return;
-    }
-    this.#trigger.request();
+    if (this.#started && !this.#stopping) this.#claimer.request();
   }
 
-  /** Recovers jobs whose lease expired (on any instance) and claims if some became due. */
-  async sweepOnce(): Promise<SweepResult> {
-    const result = await this.options.store.sweepExpired({
-      retryDelayMs: ({ kind, attempts }) => retryDelayMs(attempts, this.backoffFor(kind)),
-    });
-    this.emit('sweep:done', result);
-    if (result.requeued + result.failed > 0) {
-      this.options.logger.info({ ...result }, 'recovered jobs with expired leases');
+  /**
+   * Enqueues one job through this instance. When a slot of the kind's class is free, the row is
+   * inserted already claimed by this instance (unless a due job should run first; the store
+   * decides in the same statement) and starts right after the commit, without a claim round
+   * trip; otherwise it is inserted as usual and a claim is requested.
+   * @returns the job as stored (`RUNNING` when this instance took it)
+   */
+  async enqueue(input: EnqueueInput): Promise<Job> {
+    const { store } = this.options;
+    const execution = this.#kinds.get(input.kind);
+    const held =
+      this.#started && !this.#stopping && execution !== undefined ? this.#executor.reserve(execution, 1) : 0;
+    if (execution === undefined || held === 0) {
+      const job = await store.enqueue(input);
+      this.requestClaim();
+      return job;
     }
-    if (result.requeued > 0) this.requestClaim();
-    return result;
+    let job: Job;
+    try {
+      job = await store.enqueueAndClaim(input, {
+        workerId: this.options.workerId,
+        leaseMs: this.options.leaseMs,
+        kinds: this.#kindsByClass.get(execution) ?? [],
+      });
+    } catch (error) {
+      this.#executor.unreserve(execution, 1);
+      throw error;
+    }
+    if (job.status !== 'RUNNING') {
+      this.#executor.unreserve(execution, 1);
+      this.requestClaim();
+      return job;
+    }
+    const { id, version, kind, attempts } = job;
+    this.#executor.start([
+      { id, version, kind, payloadJson: JSON.stringify(job.payload), attempt: attempts },
+    ]);
+    return job;
   }
 
   /** Renews the leases this instance holds; aborts attempts whose lease was lost. */
-  async heartbeatOnce(): Promise<{ renewed: number; lost: number }> {
-    const leases = [...this.#leases.values()];
-    if (leases.length === 0) return { renewed: 0, lost: 0 };
-    const held = await this.options.store.heartbeat(leases, this.options.leaseMs);
-    const heldIds = new Set(held.map((lease) => lease.id));
-    let lost = 0;
-    for (const lease of leases) {
-      if (heldIds.has(lease.id) || this.#leases.get(lease.id)?.version !== lease.version) continue;
-      const running = this.#running.get(lease.id);
-      // Only a running attempt can lose its lease here; a written outcome already left the set.
-      if (!running || running.job.version !== lease.version) continue;
-      lost += 1;
-      this.#leases.delete(lease.id);
-      this.options.logger.warn(
-        { jobId: lease.id, version: lease.version },
-        'lease lost: aborting the attempt',
-      );
-      this.emit('job:lease-lost', lease);
-      this.#abort(running, 'lease-lost');
-    }
-    const result = { renewed: held.length, lost };
-    this.emit('heartbeat:done', result);
-    return result;
+  heartbeatOnce(): Promise<HeartbeatResult> {
+    return this.#leaseKeeper.runOnce();
+  }
+
+  /** Recovers jobs whose lease expired (on any instance), through every expired lease. */
+  sweepOnce(): Promise<RescueResult> {
+    return this.#rescuer.runOnce();
+  }
+
+  /** Promotes due scheduled jobs. */
+  promoteOnce(): Promise<ScheduleResult> {
+    return this.#scheduler.runOnce();
+  }
+
+  /** Fails jobs whose kind no live instance handles, past the grace. */
+  failUnhandledKindsOnce(): Promise<UnhandledKindsRun> {
+    return this.#unhandled.runOnce();
   }
 
   /** The retry curve of a kind: `backoff` with the kind's overrides. */
@@ -152,143 +271,23 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
 
   /**
    * Graceful shutdown: stops claiming, lets running jobs finish for `shutdownGraceMs`, then
-   * aborts the rest and releases their rows to `PENDING` (version bumped) so another instance
-   * takes them at once; writes every outcome and stops the threads. Idempotent.
+   * aborts the rest (signal, then terminate after `abortGraceMs`) and releases their rows to
+   * `PENDING` (version bumped, attempt refunded) so another instance takes them at once; writes
+   * every outcome, stops the threads and leaves the instance registry. Idempotent.
    */
   stop(): Promise<void> {
-    this.#stopping ??= this.#shutdown();
+    this.#stopping ??= shutdownEngine({
+      options: this.options,
+      services: [this.#claimer, this.#rescuer, this.#scheduler, this.#unhandled],
+      claimer: this.#claimer,
+      executor: this.#executor,
+      leaseKeeper: this.#leaseKeeper,
+      writer: this.#writer,
+      started: this.#started,
+      slotFreed: () => new Promise((resolve) => this.once('slot:freed', () => resolve())),
+    }).then(() => {
+      this.emit('stopped', {});
+    });
     return this.#stopping;
-  }
-
-  async #shutdown(): Promise<void> {
-    const [poll, heartbeat, sweep] = this.#timers;
-    poll?.stop();
-    sweep?.stop();
-    await this.#trigger.idle();
-    const graceEnds = Date.now() + this.options.shutdownGraceMs;
-    for (
-      let left = this.options.shutdownGraceMs;
-      this.#running.size > 0 && left > 0;
-      left = graceEnds - Date.now()
-    ) {
-      await this.#nextSlotFreed(left);
-    }
-    for (const running of this.#running.values()) this.#abort(running, 'shutdown', true);
-    while (this.#running.size > 0) await this.#nextSlotFreed(60_000);
-    heartbeat?.stop();
-    await this.#writer.flush(true);
-    await this.#pool.destroy();
-    this.emit('stopped', {});
-  }
-
-  #nextSlotFreed(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.off('slot:freed', done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.on('slot:freed', done);
-    });
-  }
-
-  async #claimPass(): Promise<boolean> {
-    const limit = this.freeSlots;
-    if (limit === 0 || this.#stopping) {
-      this.#workMayRemain = limit === 0;
-      return false;
-    }
-    this.emit('claim:query', { limit });
-    let jobs: Job[];
-    try {
-      jobs = await this.options.store.claim({
-        workerId: this.options.workerId,
-        limit,
-        leaseMs: this.options.leaseMs,
-      });
-    } catch (error) {
-      this.options.logger.error({ err: error }, 'claim failed; the poll loop will retry');
-      this.emit('claim:error', { error });
-      return false;
-    }
-    this.emit(jobs.length > 0 ? 'claim:claimed' : 'claim:empty', { count: jobs.length, limit });
-    for (const job of jobs) this.#dispatch(job);
-    this.#workMayRemain = jobs.length === limit;
-    return jobs.length === limit && this.freeSlots > 0;
-  }
-
-  #dispatch(job: Job): void {
-    const lease = { id: job.id, version: job.version };
-    this.#leases.set(job.id, lease);
-    if (this.#stopping) {
-      this.#writer.push({ type: 'release', input: lease });
-      return;
-    }
-    if (!this.#kinds.has(job.kind)) {
-      const known = [...this.#kinds].join(', ');
-      const error = `unknown job kind "${job.kind}": no handler exported by ${this.options.handlers} (known kinds: ${known})`;
-      this.#writer.push({ type: 'fail', input: { ...lease, error, retryDelayMs: 0, permanent: true } });
-      return;
-    }
-    const run = this.#pool.run({
-      jobId: job.id,
-      kind: job.kind,
-      payload: job.payload,
-      attempt: job.attempts,
-    });
-    const running: RunningJob = { job, run, timers: [] };
-    running.timers.push(setTimeout(() => this.#abort(running, 'timeout'), this.options.jobTimeoutMs));
-    this.#running.set(job.id, running);
-    this.emit('job:started', { job });
-    run.done.then(
-      (result) => this.#settle(running, this.#outcomeOf(running, result)),
-      (error: unknown) => this.#settle(running, this.#outcomeOfCrash(running, error)),
-    );
-  }
-
-  #abort(running: RunningJob, reason: AbortReason, now = false): void {
-    if (running.abortReason && !now) return;
-    running.abortReason ??= reason;
-    running.run.signal(reason);
-    if (now) running.run.terminate();
-    else running.timers.push(setTimeout(() => running.run.terminate(), this.options.abortGraceMs));
-  }
-
-  #outcomeOf(running: RunningJob, result: RunResult): Outcome | undefined {
-    const { job, abortReason } = running;
-    const lease = { id: job.id, version: job.version };
-    if (abortReason === 'lease-lost') return undefined;
-    if (result.ok) return { type: 'complete', input: { ...lease, result: result.result } };
-    if (abortReason === 'shutdown') return { type: 'release', input: lease };
-    const error =
-      abortReason === 'timeout'
-        ? `timed out after ${this.options.jobTimeoutMs} ms: ${result.error}`
-        : result.error;
-    return this.#failure(job, error);
-  }
-
-  #outcomeOfCrash(running: RunningJob, error: unknown): Outcome | undefined {
-    const { job, abortReason } = running;
-    if (abortReason === 'lease-lost') return undefined;
-    if (abortReason === 'shutdown') return { type: 'release', input: { id: job.id, version: job.version } };
-    const message = describeThreadFailure(error, { reason: abortReason, ...this.options });
-    this.options.logger.warn({ jobId: job.id, kind: job.kind, err: error }, message);
-    return this.#failure(job, message);
-  }
-
-  #failure(job: Job, error: string): Outcome {
-    const delay = retryDelayMs(job.attempts, this.backoffFor(job.kind));
-    return { type: 'fail', input: { id: job.id, version: job.version, error, retryDelayMs: delay } };
-  }
-
-  #settle(running: RunningJob, outcome: Outcome | undefined): void {
-    for (const timer of running.timers) clearTimeout(timer);
-    this.#running.delete(running.job.id);
-    if (outcome) this.#writer.push(outcome);
-    else if (this.#leases.get(running.job.id)?.version === running.job.version)
-      this.#leases.delete(running.job.id);
-    this.emit('slot:freed', { free: this.freeSlots });
-    if (this.#workMayRemain) this.requestClaim();
   }
 }

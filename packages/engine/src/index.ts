@@ -1,4 +1,14 @@
-export { Engine } from './engine.js';
+export { Engine, type SlotCounts } from './engine.js';
 export type { EngineEvents, EngineEventName } from './engine-events.js';
 export { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-export type { Handler, HandlerContext } from './pool/handler.js';
+export type {
+  Handler,
+  HandlerContext,
+  HandlerDefinition,
+  HandlerExport,
+  KindInfo,
+} from './threads/handler.js';
+export type { HeartbeatResult } from './lease-keeper.js';
+export type { RescueResult } from './rescuer.js';
+export type { ScheduleResult } from './scheduler.js';
+export type { UnhandledKindsRun } from './unhandled-kinds.js';

@@ -1,5 +1,5 @@
-import type { CompleteInput, FailInput, JobLease, Store } from '@nudge/store';
 import type { Logger } from '@nudge/core';
+import type { CompleteInput, FailInput, JobLease, Store } from '@nudge/store';
 import type { EngineEvents } from './engine-events.js';
 
 /** The outcome of one attempt, to be written to the store. */
@@ -10,27 +10,46 @@ export type Outcome =
 
 type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
 
-const RETRY_AFTER_ERROR_MS = 500;
+/** Options of an {@link OutcomeWriter}. */
+export interface OutcomeWriterOptions {
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly emit: Emit;
+  /** Called with the leases whose outcome is settled in the database (written or fenced out). */
+  readonly onWritten: (leases: readonly JobLease[]) => void;
+  /** Most outcomes in one statement. @defaultValue 1000 */
+  readonly maxBatch?: number;
+  /** First wait after a failed write, in ms; doubles on each failure in a row. @defaultValue 100 */
+  readonly retryBaseMs?: number;
+  /** Longest wait between retries, in ms. @defaultValue 10000 */
+  readonly retryMaxMs?: number;
+  /** A failing write is logged at most once per this many ms. @defaultValue 10000 */
+  readonly logIntervalMs?: number;
+}
 
 /**
- * Writes attempt outcomes in batches: outcomes that arrive while a write is in flight go
- * together in the next one (one transaction per kind of outcome). A failed write keeps its
- * outcomes and retries; leases keep being renewed meanwhile, and if one is lost anyway the
- * conditioned write simply records nothing.
+ * Writes attempt outcomes in batches: an outcome is written at once when no write is in flight,
+ * and outcomes that arrive during a write go together in the next one (one statement per kind
+ * of outcome, at most `maxBatch` rows), so the delay is bounded by one write. A failed write keeps
+ * its outcomes and retries with exponential backoff, logging once per interval; leases keep being
+ * renewed meanwhile, and if one is lost anyway the fenced write simply records nothing.
  */
 export class OutcomeWriter {
-  readonly #store: Store;
-  readonly #logger: Logger;
-  readonly #emit: Emit;
-  readonly #onWritten: (leases: readonly JobLease[]) => void;
+  readonly #options: Required<OutcomeWriterOptions>;
   #queue: Outcome[] = [];
   #flushing: Promise<void> | undefined;
+  #failuresInARow = 0;
+  #lastLoggedAt = Number.NEGATIVE_INFINITY;
+  #unloggedFailures = 0;
 
-  constructor(store: Store, logger: Logger, emit: Emit, onWritten: (leases: readonly JobLease[]) => void) {
-    this.#store = store;
-    this.#logger = logger;
-    this.#emit = emit;
-    this.#onWritten = onWritten;
+  constructor(options: OutcomeWriterOptions) {
+    this.#options = {
+      maxBatch: 1000,
+      retryBaseMs: 100,
+      retryMaxMs: 10_000,
+      logIntervalMs: 10_000,
+      ...options,
+    };
   }
 
   /** Outcomes not yet written. */
@@ -56,54 +75,84 @@ export class OutcomeWriter {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      if (!(await this.#writeBatch())) {
-        await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_ERROR_MS));
-      }
+      if (await this.#writeBatch()) continue;
+      const delay = Math.min(
+        this.#options.retryMaxMs,
+        this.#options.retryBaseMs * 2 ** Math.min(30, this.#failuresInARow - 1),
+      );
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
   async #writeBatch(): Promise<boolean> {
-    const batch = this.#queue;
-    this.#queue = [];
-    const completes = batch.flatMap((o) => (o.type === 'complete' ? [o] : []));
-    const fails = batch.flatMap((o) => (o.type === 'fail' ? [o] : []));
-    const releases = batch.flatMap((o) => (o.type === 'release' ? [o] : []));
-    const steps: Array<[readonly Outcome[], () => Promise<void>]> = [
-      [completes, () => this.#writeCompletes(completes.map((o) => o.input))],
-      [fails, () => this.#writeFails(fails.map((o) => o.input))],
-      [releases, () => this.#writeReleases(releases.map((o) => o.input))],
+    const batch = this.#queue.splice(0, this.#options.maxBatch);
+    const completes: CompleteInput[] = [];
+    const fails: FailInput[] = [];
+    const releases: JobLease[] = [];
+    for (const outcome of batch) {
+      if (outcome.type === 'complete') completes.push(outcome.input);
+      else if (outcome.type === 'fail') fails.push(outcome.input);
+      else releases.push(outcome.input);
+    }
+    const steps: Array<[Outcome['type'], readonly JobLease[], () => Promise<void>]> = [
+      ['complete', completes, () => this.#writeCompletes(completes)],
+      ['fail', fails, () => this.#writeFails(fails)],
+      ['release', releases, () => this.#writeReleases(releases)],
     ];
-    for (const [index, [outcomes, write]] of steps.entries()) {
-      if (outcomes.length === 0) continue;
+    for (const [index, [type, inputs, write]] of steps.entries()) {
+      if (inputs.length === 0) continue;
       try {
         await write();
       } catch (error) {
-        // Keep what was not written; each kind of outcome is one transaction, all or nothing.
-        this.#queue = [...steps.slice(index).flatMap(([rest]) => rest), ...this.#queue];
-        this.#logger.error(
-          { err: error, outcomes: outcomes.length },
-          'writing job outcomes failed; will retry',
-        );
-        this.#emit('outcome:error', { error });
+        // Keep what was not written; each kind of outcome is one statement, all or nothing.
+        const unwritten = batch.filter((o) => steps.slice(index).some(([t]) => t === o.type));
+        this.#queue.unshift(...unwritten);
+        this.#reportFailure(error, type, unwritten.length);
         return false;
       }
-      this.#onWritten(outcomes.map((o) => ({ id: o.input.id, version: o.input.version })));
+      this.#options.onWritten(inputs);
     }
+    if (this.#failuresInARow > 0) {
+      this.#options.logger.info({ failures: this.#failuresInARow }, 'writing job outcomes works again');
+    }
+    this.#failuresInARow = 0;
     return true;
   }
 
+  #reportFailure(error: unknown, type: Outcome['type'], outcomes: number): void {
+    this.#failuresInARow += 1;
+    this.#options.emit('outcome:error', { error });
+    const now = performance.now();
+    if (now - this.#lastLoggedAt < this.#options.logIntervalMs) {
+      this.#unloggedFailures += 1;
+      return;
+    }
+    this.#options.logger.error(
+      {
+        err: error,
+        outcome: type,
+        outcomes,
+        failuresInARow: this.#failuresInARow,
+        notLogged: this.#unloggedFailures,
+      },
+      'writing job outcomes failed; retrying with backoff',
+    );
+    this.#lastLoggedAt = now;
+    this.#unloggedFailures = 0;
+  }
+
   async #writeCompletes(inputs: readonly CompleteInput[]): Promise<void> {
-    const written = await this.#store.complete(inputs);
-    for (const lease of written) this.#emit('job:succeeded', lease);
+    const written = await this.#options.store.complete(inputs);
+    for (const lease of written) this.#options.emit('job:succeeded', lease);
     this.#reportLost('complete', inputs, written);
   }
 
   async #writeFails(inputs: readonly FailInput[]): Promise<void> {
-    const written = await this.#store.fail(inputs);
+    const written = await this.#options.store.fail(inputs);
     const byId = new Map(inputs.map((input) => [input.id, input]));
     for (const outcome of written) {
       const input = byId.get(outcome.id);
-      this.#emit('job:failed', {
+      this.#options.emit('job:failed', {
         ...outcome,
         error: input?.error ?? '',
         retryDelayMs: input?.retryDelayMs ?? 0,
@@ -113,17 +162,18 @@ export class OutcomeWriter {
   }
 
   async #writeReleases(inputs: readonly JobLease[]): Promise<void> {
-    const written = await this.#store.release(inputs);
-    for (const lease of written) this.#emit('job:released', lease);
+    const written = await this.#options.store.release(inputs);
+    for (const lease of written) this.#options.emit('job:released', lease);
     this.#reportLost('release', inputs, written);
   }
 
   #reportLost(type: Outcome['type'], sent: readonly JobLease[], written: readonly JobLease[]): void {
+    if (written.length === sent.length) return;
     const recorded = new Set(written.map((lease) => lease.id));
     for (const { id, version } of sent) {
       if (recorded.has(id)) continue;
-      this.#logger.warn({ jobId: id, version, outcome: type }, 'lease lost: outcome discarded');
-      this.#emit('job:lease-lost', { id, version });
+      this.#options.logger.warn({ jobId: id, version, outcome: type }, 'lease lost: outcome discarded');
+      this.#options.emit('job:lease-lost', { id, version });
     }
   }
 }

@@ -2,9 +2,10 @@ import type { Engine } from '@nudge/engine';
 
 /**
  * The part of an {@link Engine} the HTTP layer uses: the kinds it can run (to reject unknown
- * kinds up front) and the one trigger path (`requestClaim`, coalesced, returns at once).
+ * kinds up front), the enqueue that may start a job at once on this instance, and the one
+ * trigger path (`requestClaim`, coalesced, returns at once).
  *
  * An `Engine` fits as is; tests pass a plain object such as
- * `{ kinds: ['echo'], requestClaim: () => calls++ }`.
+ * `{ kinds: ['echo'], requestClaim: () => calls++, enqueue: (input) => store.enqueue(input) }`.
  */
-export type ClaimEngine = Pick<Engine, 'kinds' | 'requestClaim'>;
+export type ClaimEngine = Pick<Engine, 'kinds' | 'requestClaim' | 'enqueue'>;

@@ -38,7 +38,7 @@ describe('POST /jobs and GET /jobs/:id', () => {
       'status',
     ]);
     assert.equal(view.kind, 'sendEmail');
-    assert.equal(view.status, 'PENDING');
+    assert.equal(view.status, 'SCHEDULED', 'due in the future');
     assert.equal(view.attempts, 0);
     assert.equal(view.maxAttempts, 3);
     assert.equal(view.priority, -7);

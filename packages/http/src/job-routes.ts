@@ -20,8 +20,10 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  * The jobs resource.
  *
  * - `POST /jobs` validates the body ({@link createJobBodySchema}), refuses a kind the engine has
- *   no handler for (`400 UNKNOWN_KIND`), inserts the job, requests a claim and answers
- *   `201` with the job's view and a `Location` header. A refused request writes nothing.
+ *   no handler for (`400 UNKNOWN_KIND`), enqueues the job through the engine (which starts it at
+ *   once when this instance has a free slot and nothing due should run first, else requests a
+ *   claim) and answers `201` with the job's view and a `Location` header. A refused request
+ *   writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app, { store, engine }) => {
@@ -31,7 +33,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
     async (request, reply) => {
       const { kind, payload, priority, runAt, maxAttempts } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
-      const job = await store.enqueue({
+      const job = await engine.enqueue({
         kind,
         // The body came from JSON.parse, so any value in it is JSON.
         payload: payload as JsonValue | undefined,
@@ -39,7 +41,6 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
         runAt: runAt === undefined ? undefined : new Date(runAt),
         maxAttempts,
       });
-      engine.requestClaim();
       void reply.code(201).header('location', `/jobs/${job.id}`);
       return toJobView(job);
     },

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '@nudge/store';
+import { SqliteStore, type EnqueueInput } from '@nudge/store';
 import { buildApp } from './build-app.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 
@@ -9,7 +9,7 @@ import type { NudgeHttpApp } from './nudge-http-app.js';
 export interface TestApp {
   readonly app: NudgeHttpApp;
   readonly store: SqliteStore;
-  /** How many times the routes called `requestClaim`. */
+  /** How many times the routes called `requestClaim` or `enqueue` (each one a claim request). */
   readonly claimRequests: () => number;
   /** Closes the app and the store, and deletes the file. */
   close(): Promise<void>;
@@ -29,7 +29,15 @@ export async function createTestApp(
   const store = new SqliteStore(join(dir, 'nudge.db'));
   if (options.migrate ?? true) await store.migrate();
   let claims = 0;
-  const engine = { kinds: TEST_KINDS, requestClaim: () => void (claims += 1) };
+  const engine = {
+    kinds: TEST_KINDS,
+    requestClaim: () => void (claims += 1),
+    enqueue: async (input: EnqueueInput) => {
+      const job = await store.enqueue(input);
+      claims += 1;
+      return job;
+    },
+  };
   const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
   return {
     app,

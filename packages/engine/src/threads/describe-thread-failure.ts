@@ -1,9 +1,8 @@
-/** Why the engine stopped an attempt before it settled. */
-export type AbortReason = 'timeout' | 'lease-lost' | 'shutdown';
+import type { AbortReason } from '../attempt.js';
 
 /**
- * Describes a rejected pool task (the thread died) for `last_error`, naming the cause an
- * operator can act on: out of memory, terminated after a timeout, or a crash or exit.
+ * Describes a thread's death for `last_error`, naming the cause an operator can act on: out of
+ * memory, terminated after a timeout, or a crash or exit.
  */
 export function describeThreadFailure(
   error: unknown,
@@ -12,7 +11,7 @@ export function describeThreadFailure(
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (context.reason === 'timeout') {
-    return `timed out after ${context.jobTimeoutMs} ms; the handler's thread was terminated`;
+    return `timed out after ${context.jobTimeoutMs} ms and ignored its abort signal; the handler's thread was terminated`;
   }
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return `the handler's thread ran out of memory (limit ${context.maxOldGenerationSizeMb} MB) and was replaced: ${message}`;

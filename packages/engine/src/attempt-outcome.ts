@@ -1,0 +1,76 @@
+import type { AttemptResult } from './threads/thread-messages.js';
+import type { LostAttempt } from './threads/thread-pool.js';
+import { describeThreadFailure } from './threads/describe-thread-failure.js';
+import { leaseOf, type Attempt } from './attempt.js';
+import type { Outcome } from './outcome-writer.js';
+
+/** What deciding an outcome needs from the engine. */
+export interface OutcomeContext {
+  readonly jobTimeoutMs: number;
+  readonly maxOldGenerationSizeMb: number;
+  /** Retry delay in ms after `attempt` of `kind` failed. */
+  retryDelayMs(kind: string, attempt: number): number;
+}
+
+function failure(attempt: Attempt, error: string, context: OutcomeContext): Outcome {
+  const { kind, attempt: number } = attempt.job;
+  return {
+    type: 'fail',
+    input: { ...leaseOf(attempt), error, retryDelayMs: context.retryDelayMs(kind, number) },
+  };
+}
+
+/**
+ * The outcome of an attempt its thread reported: success, or a failure with backoff. An attempt
+ * whose lease was lost writes nothing; one stopped for shutdown that did not succeed is released.
+ */
+export function outcomeOfResult(
+  attempt: Attempt,
+  result: AttemptResult,
+  context: OutcomeContext,
+): Outcome | undefined {
+  const reason = attempt.abortReason;
+  if (reason === 'lease-lost') return undefined;
+  if (result[2] === 1) {
+    return {
+      type: 'complete',
+      input: { id: attempt.job.id, version: attempt.job.version, resultJson: result[3] },
+    };
+  }
+  if (reason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
+  const error = reason === 'timeout' ? `timed out after ${context.jobTimeoutMs} ms: ${result[3]}` : result[3];
+  return failure(attempt, error, context);
+}
+
+/** How a thread ended, for {@link outcomeOfLoss}. */
+export interface ThreadEnd {
+  /** What the thread died of. */
+  readonly cause: unknown;
+  /** The engine terminated it (a timeout past the abort grace, or shutdown). */
+  readonly terminated: boolean;
+  /** Some attempt on it is known to have caused its end. */
+  readonly culpritKnown: boolean;
+}
+
+/**
+ * The outcome of an attempt whose thread ended under it. The attempt that caused the end (it
+ * overran its timeout and was terminated, or called `process.exit`) fails with that cause; its
+ * neighbours are released without being charged an attempt. When nothing says which attempt
+ * caused a crash (out of memory, a native crash), every attempt on the thread fails with the
+ * cause, so that a poison job still runs out of attempts.
+ */
+export function outcomeOfLoss(
+  attempt: Attempt,
+  lost: LostAttempt,
+  end: ThreadEnd,
+  context: OutcomeContext,
+): Outcome | undefined {
+  if (attempt.abortReason === 'lease-lost') return undefined;
+  if (attempt.abortReason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
+  if (lost.culpritError !== undefined) return failure(attempt, lost.culpritError, context);
+  if (attempt.abortReason === 'timeout') {
+    return failure(attempt, describeThreadFailure(end.cause, { reason: 'timeout', ...context }), context);
+  }
+  if (end.terminated || end.culpritKnown) return { type: 'release', input: leaseOf(attempt) };
+  return failure(attempt, describeThreadFailure(end.cause, { reason: undefined, ...context }), context);
+}

@@ -1,0 +1,282 @@
+import type { ExecutionClass } from '@nudge/core';
+import type { ClaimedJob, JobLease } from '@nudge/store';
+import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
+import { leaseOf, type AbortReason, type Attempt } from './attempt.js';
+import { DeadlineWheel } from './deadline-wheel.js';
+import type { EngineEvents } from './engine-events.js';
+import type { ResolvedEngineOptions } from './engine-options.js';
+import type { Outcome, OutcomeWriter } from './outcome-writer.js';
+import type { AttemptResult } from './threads/thread-messages.js';
+import type { LostAttempt, ThreadPool } from './threads/thread-pool.js';
+
+type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
+
+/** What an {@link Executor} works with. */
+export interface ExecutorParts {
+  readonly options: ResolvedEngineOptions;
+  /** The thread pool of each class that has kinds. */
+  readonly pools: ReadonlyMap<ExecutionClass, ThreadPool>;
+  /** The class of every kind the handler module exports. */
+  readonly kinds: ReadonlyMap<string, ExecutionClass>;
+  readonly writer: OutcomeWriter;
+  readonly emit: Emit;
+  readonly outcomes: OutcomeContext;
+  /** Slots of `execution` became free. */
+  readonly onSlotsFreed: (execution: ExecutionClass) => void;
+}
+
+const ABORT_MESSAGES: Record<AbortReason, (options: ResolvedEngineOptions) => string> = {
+  timeout: (o) => `timed out after ${o.jobTimeoutMs} ms`,
+  'lease-lost': () => 'the lease was lost: another attempt may own this job now',
+  shutdown: () => 'the service is shutting down',
+};
+
+/**
+ * Runs claimed jobs on the thread pools and turns their ends into outcomes for the writer. Holds
+ * the leases of this instance (running attempts, and finished ones until their outcome is
+ * written), enforces timeouts (signal, then terminate after the abort grace), and counts slots per
+ * execution class, including slots reserved for jobs being inserted already claimed.
+ */
+export class Executor {
+  readonly #parts: ExecutorParts;
+  readonly #attempts = new Map<number, Attempt>();
+  readonly #held = new Map<number, JobLease>();
+  readonly #reserved = new Map<ExecutionClass, number>();
+  readonly #deadlines: DeadlineWheel;
+  readonly #graceTimers = new Set<NodeJS.Timeout>();
+  #stopping = false;
+
+  constructor(parts: ExecutorParts) {
+    this.#parts = parts;
+    const resolutionMs = Math.min(1000, Math.max(10, parts.options.jobTimeoutMs / 20));
+    this.#deadlines = new DeadlineWheel(resolutionMs, (id) => {
+      const attempt = this.#attempts.get(id);
+      if (attempt) this.#abort([attempt], 'timeout');
+    });
+  }
+
+  /** Attempts running. */
+  get running(): number {
+    return this.#attempts.size;
+  }
+
+  /** Slots of `execution` that can take a job now. */
+  free(execution: ExecutionClass): number {
+    const pool = this.#parts.pools.get(execution);
+    return pool ? Math.max(0, pool.free - (this.#reserved.get(execution) ?? 0)) : 0;
+  }
+
+  /** Every slot, free or not, of `execution`. */
+  capacity(execution: ExecutionClass): number {
+    return this.#parts.pools.get(execution)?.capacity ?? 0;
+  }
+
+  /** The leases this instance holds: running attempts and finished ones not yet written. */
+  leases(): JobLease[] {
+    return [...this.#held.values()];
+  }
+
+  /**
+   * Holds up to `count` free slots of `execution` for jobs about to be claimed (by a claim in
+   * flight, or an insert that claims for itself), so that nothing else takes them meanwhile.
+   * @returns how many were held (0 when none is free, or after {@link stop})
+   */
+  reserve(execution: ExecutionClass, count: number): number {
+    const held = this.#stopping ? 0 : Math.min(count, this.free(execution));
+    if (held > 0) this.#reserved.set(execution, (this.#reserved.get(execution) ?? 0) + held);
+    return held;
+  }
+
+  /** Gives back `count` held slots unused. */
+  unreserve(execution: ExecutionClass, count: number): void {
+    if (count <= 0) return;
+    this.#reserved.set(execution, Math.max(0, (this.#reserved.get(execution) ?? 0) - count));
+    this.#parts.onSlotsFreed(execution);
+  }
+
+  /**
+   * Starts claimed jobs in slots held for them with {@link reserve} (one each, by the class of
+   * its kind): one message per thread. A job whose kind has no handler fails permanently; after
+   * {@link stop}, jobs are released instead.
+   */
+  start(jobs: readonly ClaimedJob[]): void {
+    for (const job of jobs) {
+      const execution = this.#parts.kinds.get(job.kind);
+      if (execution !== undefined) {
+        this.#reserved.set(execution, Math.max(0, (this.#reserved.get(execution) ?? 0) - 1));
+      }
+    }
+    this.#run(jobs);
+  }
+
+  #run(jobs: readonly ClaimedJob[]): void {
+    const byClass = new Map<ExecutionClass, ClaimedJob[]>();
+    const deadline = performance.now() + this.#parts.options.jobTimeoutMs;
+    for (const job of jobs) {
+      const lease = { id: job.id, version: job.version };
+      this.#held.set(job.id, lease);
+      const execution = this.#parts.kinds.get(job.kind);
+      if (this.#stopping) {
+        this.#parts.writer.push({ type: 'release', input: lease });
+        continue;
+      }
+      if (execution === undefined || !this.#parts.pools.has(execution)) {
+        const known = [...this.#parts.kinds.keys()].join(', ');
+        const error = `unknown job kind "${job.kind}": no handler exported by ${this.#parts.options.handlers} (known kinds: ${known})`;
+        this.#parts.writer.push({
+          type: 'fail',
+          input: { ...lease, error, retryDelayMs: 0, permanent: true },
+        });
+        continue;
+      }
+      this.#attempts.set(job.id, { job, execution });
+      this.#deadlines.add(job.id, deadline);
+      const list = byClass.get(execution);
+      if (list) list.push(job);
+      else byClass.set(execution, [job]);
+    }
+    for (const [execution, list] of byClass) {
+      this.#parts.pools.get(execution)?.dispatch(list);
+      for (const job of list) this.#parts.emit('job:started', { job });
+    }
+  }
+
+  /** Thread results arrived: write their outcomes and free their slots. */
+  onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void {
+    for (const result of results) {
+      const attempt = this.#finish(result[0], result[1]);
+      if (attempt) this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes));
+    }
+    this.#freed(execution);
+  }
+
+  /** A thread ended under some attempts: decide each one's outcome and free their slots. */
+  onThreadLost(
+    execution: ExecutionClass,
+    lost: readonly LostAttempt[],
+    cause: unknown,
+    terminated: boolean,
+  ): void {
+    const end = { cause, terminated, culpritKnown: lost.some((l) => l.culpritError !== undefined) };
+    const finished: Array<[Attempt, LostAttempt]> = [];
+    for (const entry of lost) {
+      const attempt = this.#finish(entry.id, entry.version);
+      if (attempt) finished.push([attempt, entry]);
+    }
+    const timedOut = finished.some(([a]) => a.abortReason === 'timeout');
+    this.#parts.options.logger.warn(
+      { err: cause, execution, jobIds: finished.map(([a]) => a.job.id), terminated },
+      terminated
+        ? `terminated a ${execution} thread${timedOut ? ' running a job that ignored its abort signal' : ''}`
+        : `a ${execution} thread died; it was replaced`,
+    );
+    for (const [attempt, entry] of finished) {
+      this.#record(
+        attempt,
+        outcomeOfLoss(
+          attempt,
+          entry,
+          { ...end, culpritKnown: end.culpritKnown || timedOut },
+          this.#parts.outcomes,
+        ),
+      );
+    }
+    this.#freed(execution);
+  }
+
+  /**
+   * The heartbeat did not find these leases: those of running attempts were lost (fenced out by
+   * a newer version), and the attempts are aborted and will write nothing. A lease whose outcome
+   * was written meanwhile is simply no longer held.
+   * @returns the leases of the attempts aborted
+   */
+  loseLeases(leases: readonly JobLease[]): JobLease[] {
+    const aborted: Attempt[] = [];
+    for (const lease of leases) {
+      const attempt = this.#attempts.get(lease.id);
+      if (this.#held.get(lease.id)?.version !== lease.version) continue;
+      // A finished attempt's outcome write will find the lease gone on its own.
+      if (!attempt || attempt.job.version !== lease.version) continue;
+      this.#held.delete(lease.id);
+      aborted.push(attempt);
+    }
+    this.#abort(aborted, 'lease-lost');
+    return aborted.map(leaseOf);
+  }
+
+  /** Outcomes of these leases are settled in the database. */
+  written(leases: readonly JobLease[]): void {
+    for (const lease of leases) {
+      if (this.#held.get(lease.id)?.version === lease.version) this.#held.delete(lease.id);
+    }
+  }
+
+  /** Stops taking jobs: any job started from now on is released at once. */
+  stop(): void {
+    this.#stopping = true;
+  }
+
+  /** Aborts every running attempt for shutdown (signal, then terminate after the abort grace). */
+  abortAll(): void {
+    this.#abort([...this.#attempts.values()], 'shutdown');
+  }
+
+  /** Resolves `true` once nothing runs, or `false` after `timeoutMs`. */
+  async whenIdle(timeoutMs: number, slotFreed: () => Promise<void>): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.#attempts.size > 0) {
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      await Promise.race([slotFreed(), new Promise((resolve) => setTimeout(resolve, left))]);
+    }
+    return true;
+  }
+
+  /** Stops the thread pools and timers. */
+  async destroy(): Promise<void> {
+    this.#deadlines.clear();
+    for (const timer of this.#graceTimers) clearTimeout(timer);
+    await Promise.all([...this.#parts.pools.values()].map((pool) => pool.destroy()));
+  }
+
+  #finish(id: number, version: number): Attempt | undefined {
+    const attempt = this.#attempts.get(id);
+    if (!attempt || attempt.job.version !== version) return undefined;
+    this.#attempts.delete(id);
+    this.#deadlines.remove(id);
+    return attempt;
+  }
+
+  #record(attempt: Attempt, outcome: Outcome | undefined): void {
+    if (outcome) {
+      this.#parts.writer.push(outcome);
+      return;
+    }
+    const lease = leaseOf(attempt);
+    if (this.#held.get(lease.id)?.version === lease.version) this.#held.delete(lease.id);
+  }
+
+  #freed(execution: ExecutionClass): void {
+    this.#parts.emit('slot:freed', { free: this.free(execution), execution });
+    this.#parts.onSlotsFreed(execution);
+  }
+
+  #abort(attempts: readonly Attempt[], reason: AbortReason): void {
+    const fresh = attempts.filter((a) => a.abortReason === undefined);
+    if (fresh.length === 0) return;
+    const message = ABORT_MESSAGES[reason](this.#parts.options);
+    for (const attempt of fresh) attempt.abortReason = reason;
+    for (const [execution, pool] of this.#parts.pools) {
+      const ids = fresh.filter((a) => a.execution === execution).map((a) => a.job.id);
+      if (ids.length > 0) pool.abort(ids, message);
+    }
+    const timer = setTimeout(() => {
+      this.#graceTimers.delete(timer);
+      for (const attempt of fresh) {
+        if (this.#attempts.get(attempt.job.id) !== attempt) continue;
+        this.#parts.pools.get(attempt.execution)?.terminateThreadOf(attempt.job.id);
+      }
+    }, this.#parts.options.abortGraceMs);
+    this.#graceTimers.add(timer);
+  }
+}

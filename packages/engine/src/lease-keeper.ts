@@ -1,0 +1,104 @@
+import type { Logger } from '@nudge/core';
+import type { InstanceInput, JobLease, Store } from '@nudge/store';
+import type { EngineEvents } from './engine-events.js';
+import { PeriodicTimer } from './periodic-timer.js';
+
+type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
+
+/** Options of a {@link LeaseKeeper}. */
+export interface LeaseKeeperOptions {
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly emit: Emit;
+  /** Lease length, in ms; the keeper renews every third of it. */
+  readonly leaseMs: number;
+  /** This instance, as the registry records it. */
+  readonly instance: InstanceInput;
+  /** The leases this instance holds now. */
+  readonly leases: () => JobLease[];
+  /** Leases not found: abort the attempts still running under them. @returns the leases aborted */
+  readonly onLost: (leases: readonly JobLease[]) => JobLease[];
+}
+
+/** What one heartbeat did. */
+export interface HeartbeatResult {
+  /** Leases renewed. */
+  readonly renewed: number;
+  /** Running attempts aborted because their lease was gone. */
+  readonly lost: number;
+}
+
+/**
+ * Heartbeats, every third of the lease: renews the leases of this instance's attempts in one
+ * statement, aborts attempts whose lease is gone (fenced out by a newer version), and keeps this
+ * instance's row in the registry fresh (re-registering it if it vanished).
+ */
+export class LeaseKeeper {
+  readonly #options: LeaseKeeperOptions;
+  readonly #timer: PeriodicTimer;
+  #registered = false;
+
+  constructor(options: LeaseKeeperOptions) {
+    this.#options = options;
+    this.#timer = new PeriodicTimer(
+      () => this.runOnce(),
+      Math.floor(options.leaseMs / 3),
+      (error) => options.logger.error({ err: error }, 'heartbeat failed; leases may expire if this persists'),
+      0,
+    );
+  }
+
+  /** Whether this instance's row is known to be in the registry. */
+  get registered(): boolean {
+    return this.#registered;
+  }
+
+  /** Registers this instance, then heartbeats on a timer. */
+  start(): void {
+    this.#timer.start();
+    this.#register().catch((error: unknown) =>
+      this.#options.logger.error({ err: error }, 'registering this instance failed; the heartbeat retries'),
+    );
+  }
+
+  /** Stops heartbeating; a beat in progress finishes. */
+  stop(): void {
+    this.#timer.stop();
+  }
+
+  /** Deletes this instance's row (shutdown). */
+  async unregister(): Promise<void> {
+    this.#registered = false;
+    await this.#options.store.removeInstance(this.#options.instance.id);
+  }
+
+  /** One heartbeat, now. */
+  async runOnce(): Promise<HeartbeatResult> {
+    const { store } = this.#options;
+    if (!(await store.touchInstance(this.#options.instance.id))) await this.#register();
+    const leases = this.#options.leases();
+    let result: HeartbeatResult = { renewed: 0, lost: 0 };
+    if (leases.length > 0) {
+      const held = await store.heartbeat(leases, this.#options.leaseMs);
+      const heldIds = new Set(held.map((lease) => lease.id));
+      const gone = leases.filter((lease) => !heldIds.has(lease.id));
+      // A lease whose outcome was written during the heartbeat is gone too, and that is no loss.
+      const lost = gone.length === 0 ? [] : this.#options.onLost(gone);
+      for (const lease of lost) {
+        this.#options.logger.warn(
+          { jobId: lease.id, version: lease.version },
+          'lease lost: aborting the attempt',
+        );
+        this.#options.emit('job:lease-lost', lease);
+      }
+      result = { renewed: held.length, lost: lost.length };
+    }
+    this.#options.emit('heartbeat:done', result);
+    return result;
+  }
+
+  async #register(): Promise<void> {
+    await this.#options.store.registerInstance(this.#options.instance);
+    this.#registered = true;
+  }
+}

@@ -1,0 +1,54 @@
+import { EXECUTION_CLASSES, type ExecutionClass } from '@nudge/core';
+import type { Handler, KindInfo } from './handler.js';
+
+/** A loaded kind: its handler and how it runs. */
+export interface LoadedKind extends KindInfo {
+  readonly handler: Handler;
+}
+
+function definition(name: string, value: unknown): LoadedKind | undefined {
+  if (typeof value === 'function') return { kind: name, handler: value as Handler, execution: 'cpu' };
+  if (value === null || typeof value !== 'object') return undefined;
+  const { handler, execution } = value as { handler?: unknown; execution?: unknown };
+  if (handler === undefined && execution === undefined) return undefined;
+  if (typeof handler !== 'function') {
+    throw new Error(`export "${name}" declares a kind but its "handler" is not a function`);
+  }
+  if (execution !== undefined && !(EXECUTION_CLASSES as readonly unknown[]).includes(execution)) {
+    throw new Error(
+      `export "${name}" has execution ${JSON.stringify(execution)}: use one of ${EXECUTION_CLASSES.join(', ')}`,
+    );
+  }
+  return { kind: name, handler: handler as Handler, execution: (execution as ExecutionClass) ?? 'cpu' };
+}
+
+/**
+ * Reads the kinds a handler module exports. Each named export that is a function is a `cpu`
+ * kind named by the export; an object `{ handler, execution }` declares the kind's execution
+ * class; a default export that is an object adds its keys the same way (for kinds that are not
+ * identifiers, such as `reports.daily`). Other exports are ignored.
+ *
+ * @throws Error when the module cannot be imported, exports no handler, or an object declaring a
+ *   kind has no `handler` function or an unknown `execution`
+ */
+export async function loadHandlerModule(handlersUrl: string): Promise<Map<string, LoadedKind>> {
+  const module = (await import(handlersUrl)) as Record<string, unknown>;
+  const kinds = new Map<string, LoadedKind>();
+  for (const [name, value] of Object.entries(module)) {
+    const loaded = name === 'default' ? undefined : definition(name, value);
+    if (loaded) kinds.set(name, loaded);
+  }
+  const fallback = module.default;
+  if (fallback !== null && typeof fallback === 'object') {
+    for (const [name, value] of Object.entries(fallback)) {
+      const loaded = definition(name, value);
+      if (loaded) kinds.set(name, loaded);
+    }
+  }
+  if (kinds.size === 0) {
+    throw new Error(
+      `${handlersUrl} exports no handler: export a function per job kind, or { handler, execution }`,
+    );
+  }
+  return kinds;
+}

@@ -1,0 +1,148 @@
+// Entry module of every worker thread: loads the user's handler module once, then runs the
+// attempts the engine sends, many at once for an `async` thread, and reports their ends in
+// batches (one message per turn of the event loop, however many attempts settled in it).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { JsonValue } from '@nudge/core';
+import { loadHandlerModule, type LoadedKind } from './handler-module.js';
+import { lowerThreadPriority } from './lower-thread-priority.js';
+import type { AttemptResult, FromThread, JobTuple, ThreadData, ToThread } from './thread-messages.js';
+
+/** An attempt running on this thread. */
+interface Running {
+  readonly id: number;
+  readonly version: number;
+  /** Created when the handler first reads `ctx.signal`: most handlers never do. */
+  controller: AbortController | undefined;
+  /** Why the engine asked the attempt to stop, if it did before the signal was read. */
+  abortReason: Error | undefined;
+  settled: boolean;
+}
+
+const port = parentPort;
+if (!port) throw new Error('thread-entry must run in a worker thread');
+const { handlersUrl, role, niceIncrement } = workerData as ThreadData;
+lowerThreadPriority(niceIncrement);
+const send = (message: FromThread): void => port.postMessage(message);
+
+/** The attempt whose code is on the stack, across its awaits and timers. */
+const current = new AsyncLocalStorage<Running>();
+const running = new Map<number, Running>();
+let pending: AttemptResult[] = [];
+let flushScheduled = false;
+
+function flush(): void {
+  flushScheduled = false;
+  const results = pending;
+  pending = [];
+  send({ type: 'results', results: JSON.stringify(results) });
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+function settle(entry: Running, result: AttemptResult): void {
+  if (entry.settled) return;
+  entry.settled = true;
+  running.delete(entry.id);
+  pending.push(result);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flush);
+  }
+}
+
+function signalOf(entry: Running): AbortSignal {
+  if (!entry.controller) {
+    entry.controller = new AbortController();
+    if (entry.abortReason) entry.controller.abort(entry.abortReason);
+  }
+  return entry.controller.signal;
+}
+
+async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefined): Promise<void> {
+  const { id, version } = entry;
+  try {
+    if (!kind) throw new Error(`no handler for kind "${job[2]}" in this thread`);
+    const payload = JSON.parse(job[4]) as JsonValue;
+    const value: unknown = await kind.handler(payload, {
+      jobId: id,
+      kind: job[2],
+      attempt: job[3],
+      get signal() {
+        return signalOf(entry);
+      },
+    });
+    let resultJson: string | null;
+    try {
+      // JSON.stringify returns undefined for a function or a symbol.
+      const text: string | undefined = value === undefined ? undefined : JSON.stringify(value);
+      resultJson = text ?? null;
+    } catch (error) {
+      settle(entry, [
+        id,
+        version,
+        0,
+        `the handler returned a value that is not JSON: ${errorMessage(error)}`,
+      ]);
+      return;
+    }
+    settle(entry, [id, version, 1, resultJson]);
+  } catch (error) {
+    settle(entry, [id, version, 0, errorMessage(error)]);
+  }
+}
+
+const kinds = await loadHandlerModule(handlersUrl).catch((error: unknown) => {
+  send({ type: 'load-error', message: errorMessage(error) });
+  process.exit(1);
+});
+
+// An error thrown outside an attempt's promise (from a timer, or a rejection nobody awaits) is
+// charged to the attempt whose code threw it; the thread and its other attempts live on. One
+// that no attempt owns ends the thread, as it would by default.
+process.on('uncaughtException', (error) => {
+  const entry = current.getStore();
+  if (!entry) throw error;
+  if (entry.settled) return;
+  settle(entry, [entry.id, entry.version, 0, `threw outside its promise: ${errorMessage(error)}`]);
+});
+
+// process.exit ends the thread; say whose code called it, so its neighbours are not blamed.
+const exit = process.exit.bind(process);
+process.exit = (code?: number | string | null) => {
+  const entry = current.getStore();
+  if (entry) {
+    const error = `the handler called process.exit(${String(code ?? '')})`;
+    send({ type: 'culprit', id: entry.id, version: entry.version, error });
+  }
+  return exit(code);
+};
+
+send({ type: 'ready', kinds: [...kinds.values()].map(({ kind, execution }) => ({ kind, execution })) });
+if (role === 'describe') process.exit(0);
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'run') {
+    for (const job of JSON.parse(message.jobs) as JobTuple[]) {
+      const entry: Running = {
+        id: job[0],
+        version: job[1],
+        controller: undefined,
+        abortReason: undefined,
+        settled: false,
+      };
+      running.set(entry.id, entry);
+      void current.run(entry, () => invoke(entry, job, kinds.get(job[2])));
+    }
+    return;
+  }
+  for (const id of message.ids) {
+    const entry = running.get(id);
+    if (!entry || entry.abortReason) continue;
+    entry.abortReason = new Error(message.reason);
+    entry.controller?.abort(entry.abortReason);
+  }
+});

@@ -1,0 +1,85 @@
+import type { ExecutionClass } from '@nudge/core';
+import type { ClaimedJob } from '@nudge/store';
+import type { KindInfo } from './handler.js';
+
+/** Data every worker thread starts with. */
+export interface ThreadData {
+  /** `file:` URL of the user's handler module. */
+  readonly handlersUrl: string;
+  /** The class of jobs this thread runs; `describe` only loads the module and reports its kinds. */
+  readonly role: ExecutionClass | 'describe';
+  /** How much to lower this thread's scheduling priority (`nice`), from 0 (not) to 19. */
+  readonly niceIncrement: number;
+}
+
+/**
+ * A job on the wire: `[id, version, kind, attempt, payloadJson]`. Batches travel as one JSON
+ * string: copying a string between threads costs far less than cloning many small objects.
+ */
+export type JobTuple = [id: number, version: number, kind: string, attempt: number, payloadJson: string];
+
+/** Starts attempts: one message carries every job handed to this thread by one claim. */
+export interface RunMessage {
+  readonly type: 'run';
+  /** JSON text of a {@link JobTuple} array. */
+  readonly jobs: string;
+}
+
+/** Fires `ctx.signal` of running attempts (cooperative). */
+export interface AbortMessage {
+  readonly type: 'abort';
+  readonly ids: readonly number[];
+  readonly reason: string;
+}
+
+/** What the engine sends a thread. */
+export type ToThread = RunMessage | AbortMessage;
+
+/**
+ * The end of one attempt, as a thread reports it: `[id, version, 1, resultJson]` for a success
+ * (`resultJson` is the returned value as JSON text, `null` for `undefined`), or
+ * `[id, version, 0, error]` for a handler that threw (a result, not a crash).
+ */
+export type AttemptResult =
+  | readonly [id: number, version: number, ok: 1, resultJson: string | null]
+  | readonly [id: number, version: number, ok: 0, error: string];
+
+/** Encodes jobs for a {@link RunMessage}. */
+export function encodeJobs(jobs: readonly ClaimedJob[]): string {
+  const tuples: JobTuple[] = new Array<JobTuple>(jobs.length);
+  for (let i = 0; i < jobs.length; i += 1) {
+    const job = jobs[i] as ClaimedJob;
+    tuples[i] = [job.id, job.version, job.kind, job.attempt, job.payloadJson];
+  }
+  return JSON.stringify(tuples);
+}
+
+/** The handler module loaded; these are its kinds. */
+export interface ReadyMessage {
+  readonly type: 'ready';
+  readonly kinds: readonly KindInfo[];
+}
+
+/** The handler module could not be loaded; the thread exits. */
+export interface LoadErrorMessage {
+  readonly type: 'load-error';
+  readonly message: string;
+}
+
+/** Attempts that ended, batched: every result settled since the previous message. */
+export interface ResultsMessage {
+  readonly type: 'results';
+  /** JSON text of an {@link AttemptResult} array. */
+  readonly results: string;
+}
+
+/** The attempt whose code is about to end the thread (it called `process.exit`). */
+export interface CulpritMessage {
+  readonly type: 'culprit';
+  readonly id: number;
+  readonly version: number;
+  readonly error: string;
+}
+
+/** What a thread sends the engine. */
+export type FromThread = ReadyMessage | LoadErrorMessage | ResultsMessage | CulpritMessage;

@@ -1,0 +1,233 @@
+import type { ExecutionClass, Logger } from '@nudge/core';
+import type { ClaimedJob } from '@nudge/store';
+import type { AttemptResult } from './thread-messages.js';
+import { WorkerThread, type ThreadListener } from './worker-thread.js';
+
+/** An attempt that was on a thread when the thread ended. */
+export interface LostAttempt {
+  readonly id: number;
+  readonly version: number;
+  /** Why the attempt's own code ended the thread, when the thread said so. */
+  readonly culpritError?: string;
+}
+
+/** What a {@link ThreadPool} reports. */
+export interface ThreadPoolListener {
+  /** Attempts ended on a thread (a batch); their slots are free again. */
+  onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void;
+  /**
+   * A thread ended with these attempts still on it; their slots are free again, and a new
+   * thread takes its place. `terminated` is true when the pool was asked to end it.
+   */
+  onThreadLost(
+    execution: ExecutionClass,
+    lost: readonly LostAttempt[],
+    cause: unknown,
+    terminated: boolean,
+  ): void;
+}
+
+/** Options of a {@link ThreadPool}. */
+export interface ThreadPoolOptions {
+  readonly execution: ExecutionClass;
+  /** `file:` URL of the handler module. */
+  readonly handlersUrl: string;
+  /** Threads kept running. */
+  readonly threads: number;
+  /** Attempts one thread runs at once: 1 for `cpu`, the async concurrency for `async`. */
+  readonly perThread: number;
+  /** Heap limit of each thread, in MB. */
+  readonly maxOldGenerationSizeMb: number;
+  /** How much lower than the service its threads run (`nice` increment, 0 to 19). */
+  readonly niceIncrement: number;
+  readonly logger: Logger;
+}
+
+interface Slot {
+  readonly thread: WorkerThread;
+  /** Attempts on the thread, by id, with their version. */
+  readonly attempts: Map<number, number>;
+  ready: boolean;
+  terminated: boolean;
+  culprits: Map<number, string>;
+}
+
+/**
+ * The threads of one execution class and their slots: `threads × perThread` attempts at once.
+ * Jobs go to the least loaded ready thread, one message per thread per batch. A thread that ends
+ * is replaced; the attempts it held are reported lost.
+ */
+export class ThreadPool {
+  readonly execution: ExecutionClass;
+  readonly #options: ThreadPoolOptions;
+  readonly #listener: ThreadPoolListener;
+  readonly #slots = new Map<WorkerThread, Slot>();
+  readonly #threadOf = new Map<number, Slot>();
+  #stopping = false;
+
+  private constructor(options: ThreadPoolOptions, listener: ThreadPoolListener) {
+    this.execution = options.execution;
+    this.#options = options;
+    this.#listener = listener;
+  }
+
+  /**
+   * Starts every thread and waits until each has loaded the handler module.
+   * @throws Error when a thread cannot load the module
+   */
+  static async start(options: ThreadPoolOptions, listener: ThreadPoolListener): Promise<ThreadPool> {
+    const pool = new ThreadPool(options, listener);
+    const slots = Array.from({ length: options.threads }, () => pool.#spawn());
+    try {
+      await Promise.all(slots.map((slot) => slot.thread.ready()));
+    } catch (error) {
+      await pool.destroy();
+      throw error;
+    }
+    return pool;
+  }
+
+  /** Attempts this pool can run at once. */
+  get capacity(): number {
+    return this.#options.threads * this.#options.perThread;
+  }
+
+  /** Attempts running. */
+  get busy(): number {
+    return this.#threadOf.size;
+  }
+
+  /** Attempts that can start now: free places on ready threads. */
+  get free(): number {
+    let free = 0;
+    for (const slot of this.#slots.values()) {
+      if (slot.ready && !slot.terminated) free += this.#options.perThread - slot.attempts.size;
+    }
+    return free;
+  }
+
+  /**
+   * Starts jobs on the least loaded threads, one message per thread. The caller never passes
+   * more jobs than {@link free}.
+   * @throws Error when there are more jobs than free places
+   */
+  dispatch(jobs: readonly ClaimedJob[]): void {
+    const batches = new Map<Slot, ClaimedJob[]>();
+    const open = [...this.#slots.values()].filter((s) => s.ready && !s.terminated);
+    for (const job of jobs) {
+      let best: Slot | undefined;
+      for (const slot of open) {
+        const load = slot.attempts.size;
+        if (load < this.#options.perThread && (!best || load < best.attempts.size)) best = slot;
+      }
+      if (!best)
+        throw new Error(
+          `no free ${this.execution} slot for job ${job.id}: the claim exceeded the free slots`,
+        );
+      best.attempts.set(job.id, job.version);
+      this.#threadOf.set(job.id, best);
+      let batch = batches.get(best);
+      if (!batch) batches.set(best, (batch = []));
+      batch.push(job);
+    }
+    for (const [slot, batch] of batches) slot.thread.run(batch);
+  }
+
+  /** Fires `ctx.signal` of these attempts (cooperative). */
+  abort(ids: readonly number[], reason: string): void {
+    const byThread = new Map<Slot, number[]>();
+    for (const id of ids) {
+      const slot = this.#threadOf.get(id);
+      if (!slot) continue;
+      const list = byThread.get(slot);
+      if (list) list.push(id);
+      else byThread.set(slot, [id]);
+    }
+    for (const [slot, list] of byThread) slot.thread.abort(list, reason);
+  }
+
+  /** Ends the thread running attempt `id`, and with it every attempt on that thread. */
+  terminateThreadOf(id: number): void {
+    const slot = this.#threadOf.get(id);
+    if (!slot || slot.terminated) return;
+    slot.terminated = true;
+    void slot.thread.terminate();
+  }
+
+  /** Ends every thread running one of these attempts. */
+  terminateThreadsOf(ids: Iterable<number>): void {
+    for (const id of ids) this.terminateThreadOf(id);
+  }
+
+  /** Stops every thread, without replacing them; resolves once all have exited. */
+  async destroy(): Promise<void> {
+    this.#stopping = true;
+    await Promise.all(
+      [...this.#slots.values()].map((slot) => {
+        slot.terminated = true;
+        return slot.thread.terminate();
+      }),
+    );
+  }
+
+  #spawn(): Slot {
+    const listener: ThreadListener = {
+      onResults: (thread, results) => this.#onResults(thread, results),
+      onCulprit: (thread, id, _version, error) => this.#slots.get(thread)?.culprits.set(id, error),
+      onExit: (thread, cause) => this.#onExit(thread, cause),
+    };
+    const thread = new WorkerThread(
+      {
+        handlersUrl: this.#options.handlersUrl,
+        role: this.execution,
+        maxOldGenerationSizeMb: this.#options.maxOldGenerationSizeMb,
+        niceIncrement: this.#options.niceIncrement,
+      },
+      listener,
+    );
+    const slot: Slot = { thread, attempts: new Map(), ready: false, terminated: false, culprits: new Map() };
+    this.#slots.set(thread, slot);
+    thread.ready().then(
+      () => {
+        slot.ready = true;
+      },
+      () => undefined,
+    );
+    return slot;
+  }
+
+  #onResults(thread: WorkerThread, results: readonly AttemptResult[]): void {
+    const slot = this.#slots.get(thread);
+    if (!slot) return;
+    const current: AttemptResult[] = [];
+    for (const result of results) {
+      const id = result[0];
+      if (slot.attempts.get(id) !== result[1]) continue;
+      slot.attempts.delete(id);
+      this.#threadOf.delete(id);
+      current.push(result);
+    }
+    if (current.length > 0) this.#listener.onResults(this.execution, current);
+  }
+
+  #onExit(thread: WorkerThread, cause: unknown): void {
+    const slot = this.#slots.get(thread);
+    if (!slot) return;
+    this.#slots.delete(thread);
+    const lost: LostAttempt[] = [];
+    for (const [id, version] of slot.attempts) {
+      this.#threadOf.delete(id);
+      const culpritError = slot.culprits.get(id);
+      lost.push(culpritError === undefined ? { id, version } : { id, version, culpritError });
+    }
+    if (!this.#stopping) {
+      if (slot.ready) this.#spawn();
+      else
+        this.#options.logger.error(
+          { err: cause },
+          `a ${this.execution} thread failed to start; not replaced`,
+        );
+    }
+    if (lost.length > 0) this.#listener.onThreadLost(this.execution, lost, cause, slot.terminated);
+  }
+}

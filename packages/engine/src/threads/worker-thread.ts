@@ -1,0 +1,125 @@
+import { Worker } from 'node:worker_threads';
+import type { ExecutionClass } from '@nudge/core';
+import type { ClaimedJob } from '@nudge/store';
+import type { KindInfo } from './handler.js';
+import {
+  encodeJobs,
+  type AttemptResult,
+  type FromThread,
+  type ThreadData,
+  type ToThread,
+} from './thread-messages.js';
+
+const ENTRY = new URL('./thread-entry.js', import.meta.url);
+
+/** What a {@link WorkerThread} reports to its owner. */
+export interface ThreadListener {
+  /** Attempts ended (a batch). */
+  onResults(thread: WorkerThread, results: readonly AttemptResult[]): void;
+  /** An attempt is about to end the thread (it called `process.exit`). */
+  onCulprit(thread: WorkerThread, id: number, version: number, error: string): void;
+  /**
+   * The thread is gone: it crashed, exited, ran out of memory, or was terminated. `cause` is
+   * the error the thread died of, or an `Error` naming its exit code.
+   */
+  onExit(thread: WorkerThread, cause: unknown): void;
+}
+
+/** Options of a {@link WorkerThread}. */
+export interface WorkerThreadOptions {
+  /** `file:` URL of the handler module. */
+  readonly handlersUrl: string;
+  readonly role: ExecutionClass | 'describe';
+  /** V8 old-generation heap limit, in MB; a thread over it dies, not the service. */
+  readonly maxOldGenerationSizeMb: number;
+  /** How much lower than the service the thread runs (`nice` increment, 0 to 19). @defaultValue 0 */
+  readonly niceIncrement?: number;
+}
+
+/**
+ * One worker thread and its message channel (the thread's own port: no channel per job). Jobs go
+ * in batches ({@link run}), results come back in batches; {@link terminate} ends the thread and
+ * everything on it.
+ */
+export class WorkerThread {
+  readonly #worker: Worker;
+  readonly #ready: Promise<readonly KindInfo[]>;
+  #cause: unknown;
+  #exited = false;
+
+  constructor(options: WorkerThreadOptions, listener: ThreadListener) {
+    const workerData: ThreadData = {
+      handlersUrl: options.handlersUrl,
+      role: options.role,
+      niceIncrement: options.niceIncrement ?? 0,
+    };
+    this.#worker = new Worker(ENTRY, {
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb },
+    });
+    let markReady: (kinds: readonly KindInfo[]) => void = () => undefined;
+    let markFailed: (error: Error) => void = () => undefined;
+    this.#ready = new Promise((resolve, reject) => {
+      markReady = resolve;
+      markFailed = reject;
+    });
+    // A thread that dies before it is ready rejects `ready`; nobody may be waiting yet.
+    this.#ready.catch(() => undefined);
+    this.#worker.on('message', (message: FromThread) => {
+      switch (message.type) {
+        case 'results':
+          listener.onResults(this, JSON.parse(message.results) as AttemptResult[]);
+          return;
+        case 'ready':
+          markReady(message.kinds);
+          return;
+        case 'load-error':
+          this.#cause = new Error(message.message);
+          markFailed(new Error(message.message));
+          return;
+        case 'culprit':
+          listener.onCulprit(this, message.id, message.version, message.error);
+          return;
+      }
+    });
+    this.#worker.on('error', (error) => {
+      this.#cause ??= error;
+    });
+    this.#worker.on('exit', (code) => {
+      this.#exited = true;
+      const cause = this.#cause ?? new Error(`the thread exited with code ${code}`);
+      markFailed(cause instanceof Error ? cause : new Error(`the thread exited with code ${code}`));
+      listener.onExit(this, cause);
+    });
+  }
+
+  /** Resolves with the module's kinds once the thread has loaded it; rejects if it could not. */
+  ready(): Promise<readonly KindInfo[]> {
+    return this.#ready;
+  }
+
+  /** Whether the thread has ended. */
+  get exited(): boolean {
+    return this.#exited;
+  }
+
+  /** Starts attempts on this thread (one message for all of them). */
+  run(jobs: readonly ClaimedJob[]): void {
+    this.#post({ type: 'run', jobs: encodeJobs(jobs) });
+  }
+
+  /** Fires `ctx.signal` of these attempts. */
+  abort(ids: readonly number[], reason: string): void {
+    this.#post({ type: 'abort', ids, reason });
+  }
+
+  /** Ends the thread at once; its attempts never settle, and `onExit` follows. */
+  terminate(): Promise<void> {
+    if (this.#exited) return Promise.resolve();
+    return this.#worker.terminate().then(() => undefined);
+  }
+
+  #post(message: ToThread): void {
+    if (!this.#exited) this.#worker.postMessage(message);
+  }
+}
