@@ -34,10 +34,14 @@ describe('README operator SQL', () => {
           { kind: 'archive', maxAttempts: 1 },
           { kind: 'later' },
         ]);
-        const jobs = await store.claim({ workerId: 'ops', limit: 3, leaseMs: 60_000 });
+        const jobs = await store.claim({
+          workerId: 'ops',
+          leaseMs: 60_000,
+          groups: [{ kinds: ['report', 'archive', 'later'], limit: 3 }],
+        });
         const byKind = (kind: string) =>
           jobs.filter((j) => j.kind === kind).map((j) => ({ id: j.id, version: j.version }));
-        await store.complete(byKind('report').map((lease) => ({ ...lease, result: { ok: 1 } })));
+        await store.complete(byKind('report').map((lease) => ({ ...lease, resultJson: '{"ok":1}' })));
         await store.fail(
           byKind('archive').map((lease) => ({ ...lease, error: 'disk full', retryDelayMs: 0 })),
         );

@@ -18,34 +18,12 @@ import {
   rawQuery,
   type TestDatabase,
 } from '../helpers/index.js';
+import { RUN_TIMEOUT_MS, runNode, type NodeRun as Run } from './run-node.js';
 
 const DEMO_DIST = dirname(createRequire(import.meta.url).resolve('@nudge/demo'));
 const START = join(DEMO_DIST, 'start.js');
 const PRODUCER = join(DEMO_DIST, 'producer.js');
 const SERVER_MAIN = join(DEMO_DIST, '..', '..', 'server', 'dist', 'main.js');
-const RUN_TIMEOUT_MS = 180_000;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a node script to its end, killing it after RUN_TIMEOUT_MS. */
-function runNode(script: string, env: NodeJS.ProcessEnv, cwd: string, args: string[] = []): Promise<Run> {
-  const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
 
 /** A port nothing listens on: one the OS just handed out and took back. */
 function closedPort(): Promise<number> {

@@ -10,7 +10,6 @@ import {
   createScratch,
   createTestDatabase,
   openStore,
-  rawQuery,
   waitUntil,
   type Scratch,
   type TestDatabase,
@@ -91,8 +90,8 @@ describe('engine: failures are contained and retried', () => {
     assert.deepEqual(
       failures.map((f) => [f.status, f.retryDelayMs]),
       [
-        ['PENDING', 200],
-        ['PENDING', 400],
+        ['SCHEDULED', 200],
+        ['SCHEDULED', 400],
         ['FAILED', 800],
       ],
     );
@@ -107,19 +106,32 @@ describe('engine: failures are contained and retried', () => {
     engine.requestClaim();
     const done = await settled(job.id);
     assert.equal(done.status, 'FAILED');
-    assert.match(done.lastError ?? '', /timed out after 500 ms; the handler's thread was terminated/);
+    assert.match(
+      done.lastError ?? '',
+      /timed out after 500 ms and ignored its abort signal; the handler's thread was terminated/,
+    );
     const spunOn = Number(readFileSync(markerFile, 'utf8'));
     const nextThread = await threadOfNextJob();
     assert.notEqual(nextThread, spunOn, 'the spinning thread was replaced');
   });
 
-  it('a thread that exits fails its attempt and the pool recovers', async () => {
+  it('a handler that exits its thread fails its attempt, naming the call, and the pool recovers', async () => {
     const job = await store.enqueue({ kind: 'crash', payload: { code: 7 }, maxAttempts: 1 });
     engine.requestClaim();
     const done = await settled(job.id);
     assert.equal(done.status, 'FAILED');
-    assert.match(done.lastError ?? '', /thread crashed .*code: 7/);
+    assert.equal(done.lastError, 'the handler called process.exit(7)');
     await threadOfNextJob();
+  });
+
+  it('a handler that throws from a timer fails its attempt; its thread lives on', async () => {
+    const before = await threadOfNextJob();
+    const job = await store.enqueue({ kind: 'throwLater', maxAttempts: 1 });
+    engine.requestClaim();
+    const done = await settled(job.id);
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.lastError, 'threw outside its promise: thrown from a timer');
+    assert.equal(await threadOfNextJob(), before, 'the same thread serves the next job');
   });
 
   it('a thread out of memory fails its attempt and the service lives on', async () => {
@@ -129,20 +141,6 @@ describe('engine: failures are contained and retried', () => {
     assert.equal(done.status, 'FAILED');
     assert.match(done.lastError ?? '', /ran out of memory \(limit 48 MB\)/);
     await threadOfNextJob();
-  });
-
-  it('an unknown kind fails at once, naming the kind and the known kinds', async () => {
-    await rawQuery(db, `INSERT INTO nudge_jobs (kind, payload) VALUES ('no_such_kind', '{}')`);
-    const [row] = await rawQuery<{ id: number }>(db, `SELECT id FROM nudge_jobs WHERE kind = 'no_such_kind'`);
-    engine.requestClaim();
-    const done = await settled(Number(row?.id));
-    assert.equal(done.status, 'FAILED');
-    assert.equal(done.attempts, 1);
-    assert.match(done.lastError ?? '', /unknown job kind "no_such_kind"/);
-    assert.match(
-      done.lastError ?? '',
-      /known kinds: crash, echo, fail, hold, noop, oom, sleepy, spin, tally, whichThread/,
-    );
   });
 
   it('a per-kind backoff overrides the default curve', async () => {

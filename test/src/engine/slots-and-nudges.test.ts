@@ -1,86 +1,120 @@
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Engine } from '@nudge/engine';
-import type { Store } from '@nudge/store';
-import {
-  DIALECTS,
-  createEngine,
-  createScratch,
-  createTestDatabase,
-  openStore,
-  waitForEvent,
-  waitUntil,
-  type Scratch,
-  type TestDatabase,
-} from '../helpers/index.js';
+import { readlinkSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { describeEngine, waitForEvent, waitUntil } from '../helpers/index.js';
 
-for (const dialect of DIALECTS) {
-  describe(`engine slots and claim coalescing: ${dialect}`, () => {
-    let db: TestDatabase;
-    let store: Store;
-    let engine: Engine | undefined;
-    let scratch: Scratch;
-
-    beforeEach(async () => {
-      db = await createTestDatabase(dialect);
-      store = await openStore(db);
-      scratch = createScratch();
+describeEngine('engine slots and claim coalescing', (t) => {
+  it('never claims more jobs than the free slots of each class, and no query runs at zero', async () => {
+    const engine = await t.engine({
+      threads: 2,
+      asyncThreads: 1,
+      asyncConcurrency: 1,
+      pollIntervalMs: 50,
     });
-    afterEach(async () => {
-      scratch.release();
-      await engine?.stop();
-      engine = undefined;
-      await store.close();
-      await db.drop();
-      scratch.remove();
-    });
-
-    it('never claims more jobs than free slots, and no query runs at zero', async () => {
-      engine = await createEngine(store, { threads: 2, pollIntervalMs: 50 });
-      const jobs = await store.enqueueMany(
-        Array.from({ length: 3 }, () => ({ kind: 'hold', payload: { releaseFile: scratch.releaseFile } })),
-      );
-      let queries = 0;
-      engine.on('claim:query', () => (queries += 1));
-      const started: number[] = [];
-      engine.on('job:started', ({ job }) => started.push(job.id));
-      engine.start();
-      await waitUntil(() => (started.length === 2 ? true : undefined), 10_000, 10, 'two jobs to start');
-      const queriesWhenFull = queries;
-      for (let i = 0; i < 100; i += 1) engine.requestClaim();
-      // Several poll intervals pass with both slots held.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(queries, queriesWhenFull, 'no claim query while every slot is busy');
-      assert.equal(engine.freeSlots, 0);
-      const third = jobs.find((j) => !started.includes(j.id));
-      assert.equal((await store.getJob(third?.id ?? -1))?.status, 'PENDING');
-      const done = new Set<number>();
-      engine.on('job:succeeded', ({ id }) => done.add(id));
-      scratch.release();
-      await waitUntil(() => (done.size === 3 ? true : undefined), 10_000, 10, 'all three jobs');
-      assert.equal(started.length, 3);
-    });
-
-    it('1,000 nudges in a burst cause at most two claim queries', async () => {
-      engine = await createEngine(store, { threads: 2, pollIntervalMs: 60_000 });
-      engine.start();
-      await waitForEvent(engine, 'claim:empty');
-      let queries = 0;
-      engine.on('claim:query', () => (queries += 1));
-      const idle = waitForEvent(engine, 'claim:empty');
-      for (let i = 0; i < 1000; i += 1) engine.requestClaim();
-      await idle;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.ok(queries >= 1 && queries <= 2, `expected 1 or 2 claim queries, got ${queries}`);
-    });
-
-    it('a freed slot claims the next job at once, without waiting for the poll', async () => {
-      engine = await createEngine(store, { threads: 1, pollIntervalMs: 60_000 });
-      await store.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'noop' })));
-      const done: number[] = [];
-      engine.on('job:succeeded', ({ id }) => done.push(id));
-      engine.start();
-      await waitUntil(() => (done.length === 5 ? true : undefined), 10_000, 10, 'five jobs through one slot');
-    });
+    const hold = { releaseFile: t.scratch.releaseFile };
+    const jobs = await t.store.enqueueMany([
+      ...Array.from({ length: 3 }, () => ({ kind: 'hold', payload: hold })),
+      ...Array.from({ length: 2 }, () => ({ kind: 'asyncHold', payload: hold })),
+    ]);
+    let queries = 0;
+    engine.on('claim:query', () => (queries += 1));
+    const started: number[] = [];
+    engine.on('job:started', ({ job }) => started.push(job.id));
+    engine.start();
+    await waitUntil(() => (started.length === 3 ? true : undefined), 10_000, 10, 'three jobs to start');
+    const queriesWhenFull = queries;
+    for (let i = 0; i < 100; i += 1) engine.requestClaim();
+    // Several poll intervals pass with every slot of both classes held.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(queries, queriesWhenFull, 'no claim query while every slot is busy');
+    assert.equal(engine.freeSlots, 0);
+    assert.deepEqual(engine.slots, { cpu: { total: 2, free: 0 }, async: { total: 1, free: 0 } });
+    const waiting = jobs.filter((j) => !started.includes(j.id));
+    assert.deepEqual(await Promise.all(waiting.map(async (j) => (await t.store.getJob(j.id))?.kind)), [
+      'hold',
+      'asyncHold',
+    ]);
+    for (const job of waiting) assert.equal((await t.store.getJob(job.id))?.status, 'PENDING');
+    const done = new Set<number>();
+    engine.on('job:succeeded', ({ id }) => done.add(id));
+    t.scratch.release();
+    await waitUntil(() => (done.size === 5 ? true : undefined), 10_000, 10, 'all five jobs');
+    assert.equal(started.length, 5);
   });
-}
+
+  it('1,000 nudges in a burst cause at most two claim queries', async () => {
+    const engine = await t.engine({ threads: 2, pollIntervalMs: 60_000 });
+    engine.start();
+    await waitForEvent(engine, 'claim:empty');
+    let queries = 0;
+    engine.on('claim:query', () => (queries += 1));
+    const idle = waitForEvent(engine, 'claim:empty');
+    for (let i = 0; i < 1000; i += 1) engine.requestClaim();
+    await idle;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(queries >= 1 && queries <= 2, `expected 1 or 2 claim queries, got ${queries}`);
+  });
+
+  it('a freed slot claims the next job at once, without waiting for the poll', async () => {
+    const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000 });
+    await t.store.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'noop' })));
+    const done: number[] = [];
+    engine.on('job:succeeded', ({ id }) => done.push(id));
+    engine.start();
+    await waitUntil(() => (done.length === 5 ? true : undefined), 10_000, 10, 'five jobs through one slot');
+  });
+
+  it('enqueue through the engine starts the job in the insert when a slot is free, without a claim query', async () => {
+    const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000 });
+    engine.start();
+    await waitForEvent(engine, 'claim:empty');
+    let queries = 0;
+    engine.on('claim:query', () => (queries += 1));
+    const started = waitForEvent<{ job: { id: number } }>(engine, 'job:started');
+    const job = await engine.enqueue({ kind: 'echo', payload: { n: 1 } });
+    assert.equal(job.status, 'RUNNING');
+    assert.equal(job.claimedBy, engine.options.workerId);
+    assert.equal((await started).job.id, job.id, 'handed to a thread right after the insert');
+    const done = await waitForEvent<{ id: number; version: number }>(
+      engine,
+      'job:succeeded',
+      (lease) => lease.id === job.id,
+    );
+    assert.equal(done.version, 1);
+    assert.equal(queries, 0, 'no claim round trip');
+  });
+
+  it('enqueue through the engine does not jump a due job that should run first', async () => {
+    const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000 });
+    engine.start();
+    await waitForEvent(engine, 'claim:empty');
+    // Written behind the engine's back (no nudge, polls a minute apart): due and waiting.
+    const waiting = await t.store.enqueue({ kind: 'echo' });
+    const started: number[] = [];
+    engine.on('job:started', ({ job }) => started.push(job.id));
+    const queued = await engine.enqueue({ kind: 'echo' });
+    assert.equal(queued.status, 'PENDING', 'a due job of the same class comes first');
+    assert.equal(queued.claimedBy, null);
+    await waitUntil(async () =>
+      (await t.store.getJob(queued.id))?.status === 'SUCCEEDED' ? true : undefined,
+    );
+    assert.deepEqual(started, [waiting.id, queued.id], 'claimed in order, one slot at a time');
+  });
+
+  it('runs cpu threads at a lower priority than the main thread, async threads at the same', async (test) => {
+    if (process.platform !== 'linux') return test.skip('thread priorities are set on Linux only');
+    const engine = await t.engine({ cpuThreadNice: 7 });
+    engine.start();
+    const [cpu, async] = await Promise.all([
+      engine.enqueue({ kind: 'ownNice' }),
+      engine.enqueue({ kind: 'asyncOwnNice' }),
+    ]);
+    const results = await waitUntil(async () => {
+      const jobs = await Promise.all([t.store.getJob(cpu.id), t.store.getJob(async.id)]);
+      return jobs.every((j) => j?.status === 'SUCCEEDED') ? jobs.map((j) => j?.result) : undefined;
+    });
+    const main = getPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()));
+    assert.deepEqual(results, [{ nice: Math.min(19, main + 7) }, { nice: main }]);
+  });
+});

@@ -7,6 +7,9 @@ import type { Store } from '@nudge/store';
 /** `file:` URL of the test handler module. */
 export const FIXTURE_HANDLERS = new URL('../fixtures/handlers.js', import.meta.url).href;
 
+/** `file:` URL of a handler module with only `noop`, `tally` and `asyncTally`. */
+export const PARTIAL_HANDLERS = new URL('../fixtures/handlers-partial.js', import.meta.url).href;
+
 /** Creates an engine on the fixture handlers with fast timers; the caller starts and stops it. */
 export function createEngine(store: Store, options: Partial<EngineOptions> = {}): Promise<Engine> {
   return Engine.create({

@@ -2,3 +2,5 @@ export * from './databases.js';
 export * from './raw-sql.js';
 export * from './wait-for.js';
 export * from './engine-fixture.js';
+export * from './tcp-proxy.js';
+export * from './engine-suite.js';

@@ -1,0 +1,127 @@
+// A claim reads only runnable rows: 20,000 jobs scheduled for tomorrow (with a better priority
+// than the due ones) are never read. PostgreSQL proves it with EXPLAIN (ANALYZE, BUFFERS) of the
+// claim statement itself; SQLite with its query plan and the contents of the index it uses.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { pgClaimSql, sqliteClaimSql } from '@nudge/store/statements';
+import type { Store } from '@nudge/store';
+import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+
+const SCHEDULED = 20_000;
+const DUE = 10;
+const LIMIT = 5;
+
+async function fillQueue(db: TestDatabase, store: Store): Promise<void> {
+  const tomorrow = new Date((await store.now()).getTime() + 86_400_000);
+  for (let start = 0; start < SCHEDULED; start += 5000) {
+    await store.enqueueMany(
+      Array.from({ length: 5000 }, () => ({ kind: 'k', priority: -10, runAt: tomorrow })),
+    );
+  }
+  await store.enqueueMany(Array.from({ length: DUE }, () => ({ kind: 'k' })));
+  const counts = await store.countByStatus();
+  assert.equal(counts.SCHEDULED, SCHEDULED);
+  assert.equal(counts.PENDING, DUE);
+  await rawQuery(db, 'ANALYZE');
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+describe('a claim reads no more rows than it returns', () => {
+  let pgDb: TestDatabase;
+  let sqliteDb: TestDatabase;
+  let pgStore: Store;
+  let sqliteStore: Store;
+
+  before(async () => {
+    [pgDb, sqliteDb] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('sqlite')]);
+    [pgStore, sqliteStore] = await Promise.all([openStore(pgDb), openStore(sqliteDb)]);
+    await Promise.all([fillQueue(pgDb, pgStore), fillQueue(sqliteDb, sqliteStore)]);
+  });
+  after(async () => {
+    await Promise.all([pgStore.close(), sqliteStore.close()]);
+    await Promise.all([pgDb.drop(), sqliteDb.drop()]);
+  });
+
+  it('postgres: EXPLAIN ANALYZE shows the claim index read exactly the rows claimed', async () => {
+    const client = new pg.Client({ connectionString: pgDb.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${pgClaimSql(1)}`,
+        [null, 'w1', 60_000, ['k'], LIMIT],
+      );
+      await client.query('ROLLBACK');
+      const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+      assert.ok(plan);
+      const all = nodes(plan);
+      const scans = all.filter(
+        (n) => n['Relation Name'] === 'nudge_jobs' && n['Node Type'] !== 'ModifyTable',
+      );
+      const claimScan = scans.find((n) => n['Index Name'] === 'nudge_jobs_claimable');
+      assert.ok(claimScan, `the claim reads through nudge_jobs_claimable: ${JSON.stringify(scans)}`);
+      assert.equal(claimScan['Actual Rows'], LIMIT, 'index entries read = rows claimed');
+      assert.equal(claimScan['Rows Removed by Filter'] ?? 0, 0, 'no row read and thrown away');
+      assert.ok(
+        scans.every((n) => n['Node Type'] !== 'Seq Scan'),
+        `no sequential scan of the jobs table: ${scans.map((n) => n['Node Type']).join(', ')}`,
+      );
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('sqlite: the claim reads through an index that holds only the due rows', async () => {
+    const conn = new Database(sqliteDb.url.slice('sqlite:'.length), { readonly: true });
+    let details: string[];
+    try {
+      const plan = conn
+        .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sqliteClaimSql(1)}`)
+        .all({ now: null, workerId: 'w', leaseMs: 60_000, kinds0: '["k"]', limit0: LIMIT });
+      details = plan.map((row) => row.detail);
+    } finally {
+      conn.close();
+    }
+    assert.ok(
+      details.some((d) => d.includes('USING INDEX nudge_jobs_claimable')),
+      `plan uses the claim index: ${details.join(' | ')}`,
+    );
+    assert.ok(
+      details.every((d) => !/^SCAN nudge_jobs$/.test(d)),
+      `no full scan of the jobs table: ${details.join(' | ')}`,
+    );
+    const [inIndex] = await rawQuery<{ n: number }>(
+      sqliteDb,
+      `SELECT count(*) AS n FROM nudge_jobs INDEXED BY nudge_jobs_claimable WHERE status = 'PENDING'`,
+    );
+    assert.equal(inIndex?.n, DUE, 'the claim index holds the due rows and none of the scheduled ones');
+  });
+
+  for (const dialect of ['postgres', 'sqlite'] as const) {
+    it(`${dialect}: the claim returns the due jobs, not the better-priority scheduled ones`, async () => {
+      const store = dialect === 'postgres' ? pgStore : sqliteStore;
+      const claimed = await store.claim({
+        workerId: 'w',
+        leaseMs: 60_000,
+        groups: [{ kinds: ['k'], limit: LIMIT }],
+      });
+      assert.equal(claimed.length, LIMIT);
+      for (const job of claimed) assert.equal((await store.getJob(job.id))?.priority, 0);
+    });
+  }
+});

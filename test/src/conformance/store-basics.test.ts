@@ -1,0 +1,66 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createStore } from '@nudge/store';
+import { createTestDatabase, rawQuery } from '../helpers/index.js';
+import { describeStore, later, leaseOf } from './store-fixture.js';
+
+describeStore('basics', (t) => {
+  it('counts jobs by status, every status present', async () => {
+    const zero = { SCHEDULED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
+    assert.deepEqual(await t.store.countByStatus(), zero);
+    const now = await t.store.now();
+    await t.store.enqueueMany([
+      { kind: 'a' },
+      { kind: 'b' },
+      { kind: 'c' },
+      { kind: 'a', runAt: later(now, 9e6) },
+    ]);
+    const [job] = await t.claim(1);
+    assert.ok(job);
+    await t.store.complete([{ ...leaseOf(job), resultJson: null }]);
+    await t.claim(1);
+    assert.deepEqual(await t.store.countByStatus(), {
+      ...zero,
+      SCHEDULED: 1,
+      PENDING: 1,
+      RUNNING: 1,
+      SUCCEEDED: 1,
+    });
+  });
+
+  it('enqueueMany returns jobs in input order and is all or nothing', async () => {
+    const jobs = await t.store.enqueueMany(
+      Array.from({ length: 1500 }, (_, i) => ({ kind: 'k', payload: { i } })),
+    );
+    assert.deepEqual(
+      jobs.map((j) => (j.payload as { i: number }).i),
+      Array.from({ length: 1500 }, (_, i) => i),
+    );
+    await assert.rejects(t.store.enqueueMany([{ kind: 'fine' }, { kind: 'bad', maxAttempts: 0 }]));
+    const [count] = await rawQuery<{ n: number | string }>(t.db, 'SELECT count(*) AS n FROM nudge_jobs');
+    assert.equal(Number(count?.n), 1500);
+  });
+
+  it('migrations are idempotent, safe to run concurrently, and refuse a newer schema', async () => {
+    assert.deepEqual(await t.store.migrate(), []);
+    const state = await t.store.schemaState();
+    assert.equal(state.applied, state.latest);
+    const fresh = await createTestDatabase(t.db.dialect);
+    const [a, b] = [createStore(fresh.url), createStore(fresh.url)];
+    try {
+      const applied = await Promise.all([a.migrate(), b.migrate()]);
+      assert.deepEqual(
+        applied.flat().sort((x, y) => x - y),
+        Array.from({ length: state.latest }, (_, i) => i + 1),
+        'each migration is applied by exactly one process',
+      );
+      assert.deepEqual(await a.schemaState(), state);
+    } finally {
+      await a.close();
+      await b.close();
+      await fresh.drop();
+    }
+    await rawQuery(t.db, `INSERT INTO nudge_migrations (version, name) VALUES (999, '0999_from_the_future')`);
+    await assert.rejects(t.store.migrate(), { code: 'SCHEMA_TOO_NEW' });
+  });
+});
