@@ -15,6 +15,13 @@ export type DatasetName = (typeof DATASET_NAMES)[number];
 /** The dataset the demo uses unless told otherwise. @defaultValue `'flights-20k'` */
 export const DEFAULT_DATASET: DatasetName = 'flights-20k';
 
+/**
+ * The real-scale dataset: vega-datasets' `flights-3m.parquet`, 3,000,000 U.S. flights of January
+ * to June 2001 (see `flights-parquet.ts` for its layout). It is read in row groups by the
+ * `flightDelayPart` jobs, not parsed whole like the JSON files.
+ */
+export const FLIGHTS_3M = 'flights-3m';
+
 /** Narrows a string to a {@link DatasetName}. */
 export function isDatasetName(value: unknown): value is DatasetName {
   return typeof value === 'string' && (DATASET_NAMES as readonly string[]).includes(value);
@@ -42,6 +49,11 @@ export function vegaDataFolder(): string {
 /** Absolute path of a flights dataset, e.g. `…/vega-datasets/data/flights-20k.json`. */
 export function datasetFile(name: DatasetName): string {
   return join(vegaDataFolder(), `${name}.json`);
+}
+
+/** Absolute path of `flights-3m.parquet` ({@link FLIGHTS_3M}). */
+export function flights3mFile(): string {
+  return join(vegaDataFolder(), `${FLIGHTS_3M}.parquet`);
 }
 
 /** Absolute path of `airports.csv` (header `iata,name,city,state,country,latitude,longitude`). */

@@ -1,4 +1,5 @@
 import type { Airport } from './airport.js';
+import { compareCodes } from './compare-codes.js';
 import {
   DELAY_PERCENTILE,
   DELAYED_THRESHOLD_MINUTES,
@@ -75,11 +76,6 @@ export interface DelayReport {
   readonly airports: AirportDelays[];
 }
 
-/** Compares strings by UTF-16 code units, as SQL's binary collation does. */
-function byCode(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function groupBy<K>(flights: readonly Flight[], key: (flight: Flight) => K): Map<K, Flight[]> {
   const groups = new Map<K, Flight[]>();
   for (const flight of flights) {
@@ -97,7 +93,7 @@ function groupBy<K>(flights: readonly Flight[], key: (flight: Flight) => K): Map
  */
 export function monthlyStats(flights: readonly Flight[]): MonthStats[] {
   return [...groupBy(flights, flightMonth)]
-    .sort(([a], [b]) => byCode(a, b))
+    .sort(([a], [b]) => compareCodes(a, b))
     .map(([month, group]) => ({ month, ...summarizeDelays(group.map((f) => f.delay)) }));
 }
 
@@ -128,7 +124,10 @@ export function topRoutes(
   }
   return [...routes.values()]
     .sort(
-      (a, b) => b.flights - a.flights || byCode(a.origin, b.origin) || byCode(a.destination, b.destination),
+      (a, b) =>
+        b.flights - a.flights ||
+        compareCodes(a.origin, b.origin) ||
+        compareCodes(a.destination, b.destination),
     )
     .slice(0, limit)
     .map((route) => ({
@@ -174,7 +173,7 @@ export function buildDelayReport(
   const slice = options.origin === ALL_ORIGINS ? flights : flights.filter((f) => f.origin === options.origin);
   if (slice.length === 0) throw new Error(`${options.dataset} has no flight from origin ${options.origin}`);
   const origins = [...groupBy(slice, (f) => f.origin)]
-    .sort(([a, x], [b, y]) => y.length - x.length || byCode(a, b))
+    .sort(([a, x], [b, y]) => y.length - x.length || compareCodes(a, b))
     .map(([iata, departures]) => airportDelays(iata, departures, airports, options.topRoutes));
   return {
     dataset: options.dataset,

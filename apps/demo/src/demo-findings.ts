@@ -16,9 +16,18 @@ export interface DemoFindings {
   readonly bestOnTimeOrigin: AirportDelays;
   /** The route with the most flights in the whole dataset. */
   readonly busiestRoute: RouteStats;
-  /** The month with the highest share of flights delayed more than 15 min. */
+  /**
+   * The month with the highest share of flights delayed more than 15 min, among the months that
+   * hold at least {@link MIN_MONTH_SHARE} of the flights.
+   */
   readonly worstMonth: MonthStats;
 }
+
+/**
+ * Smallest share of all flights a month needs to be named the most delayed month: flights-3m
+ * ends with six flights stamped 2001-07-01 00:00, and a "month" of six flights says nothing.
+ */
+export const MIN_MONTH_SHARE = 0.01;
 
 function pick<T>(items: readonly T[], better: (a: T, b: T) => boolean, what: string): T {
   let best: T | undefined;
@@ -57,6 +66,10 @@ export function computeFindings(originReports: readonly DelayReport[], allReport
       'origin report',
     ),
     busiestRoute: pick(allReport.topRoutes, (a, b) => a.flights > b.flights, 'route'),
-    worstMonth: pick(months, (a, b) => a.delayedShare > b.delayedShare, 'month'),
+    worstMonth: pick(
+      months.filter((month) => month.flights >= MIN_MONTH_SHARE * allReport.total.flights),
+      (a, b) => a.delayedShare > b.delayedShare,
+      'month',
+    ),
   };
 }

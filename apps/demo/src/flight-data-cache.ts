@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { parseAirports, type Airport } from './airport.js';
-import { airportsFile, datasetFile, type DatasetName } from './dataset-files.js';
+import { airportsFile, datasetFile, flights3mFile, type DatasetName } from './dataset-files.js';
 import { parseFlights, type Flight } from './flight.js';
+import { FlightsParquet } from './flights-parquet.js';
 
 // Module state is per worker thread: each thread reads and parses a file once, then every job it
 // runs reuses the parsed data. A failed load is forgotten so the next attempt reads again.
 const flightsByDataset = new Map<DatasetName, Promise<readonly Flight[]>>();
 let airportsByCode: Promise<ReadonlyMap<string, Airport>> | undefined;
+let flights3m: Promise<FlightsParquet> | undefined;
 
 /**
  * The parsed flights of a dataset, read once per thread.
@@ -43,4 +45,21 @@ export function loadAirports(): Promise<ReadonlyMap<string, Airport>> {
     });
   }
   return airportsByCode;
+}
+
+/**
+ * flights-3m.parquet opened once per thread: its footer is parsed once, and each part job then
+ * reads only its own row group.
+ *
+ * @throws Error when the file cannot be read or lacks a column a report needs
+ */
+export function loadFlights3m(): Promise<FlightsParquet> {
+  if (!flights3m) {
+    const opening = FlightsParquet.open(flights3mFile());
+    flights3m = opening;
+    opening.catch(() => {
+      if (flights3m === opening) flights3m = undefined;
+    });
+  }
+  return flights3m;
 }

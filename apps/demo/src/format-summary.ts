@@ -8,9 +8,14 @@ import type { RunStats } from './run-stats.js';
 /** What the demo's summary reports besides the findings. */
 export interface RunSummary {
   readonly stats: RunStats;
-  /** Report jobs and archive jobs among `stats.jobs`. */
+  /** Report jobs among `stats.jobs`; the rest are archive jobs unless `jobKinds` says otherwise. */
   readonly reports: number;
   readonly archives: readonly ArchiveResult[];
+  /**
+   * What the jobs were, shown after their count, e.g. `11 parts, 1 merge, 1 archive`.
+   * @defaultValue `<reports> reports, <jobs − reports> archives`
+   */
+  readonly jobKinds?: string;
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -60,7 +65,10 @@ export function formatSummary(findings: DemoFindings, run: RunSummary): string[]
     ],
     '',
     'Run',
-    ['Jobs', `${stats.jobs} (${run.reports} reports, ${stats.jobs - run.reports} archives), ${outcome}`],
+    [
+      'Jobs',
+      `${stats.jobs} (${run.jobKinds ?? `${run.reports} reports, ${stats.jobs - run.reports} archives`}), ${outcome}`,
+    ],
     ['Wall time', `${(stats.wallMs / 1000).toFixed(2)} s, first enqueue to last finish`],
     ['Throughput', `${stats.jobsPerSecond.toFixed(1)} jobs/s`],
     [

@@ -2,10 +2,18 @@
 // function is a handler named by its export name, so this file exports handlers and nothing else.
 import { parseArchivePayload } from './archive-payload.js';
 import { archiveJson, type ArchiveResult } from './archive-json.js';
+import type { DelayPartial } from './delay-partial.js';
 import { buildDelayReport, type DelayReport } from './delay-report.js';
-import { loadAirports, loadFlights } from './flight-data-cache.js';
+import { fetchPartPartials } from './fetch-part-partials.js';
+import { loadAirports, loadFlights, loadFlights3m } from './flight-data-cache.js';
 import type { JobContext } from './job-context.js';
+import { mergeFilePartials } from './merge-file-partials.js';
+import { parseMergePayload } from './merge-payload.js';
+import { NudgeClient } from './nudge-client.js';
+import { buildPartialReport } from './partial-report.js';
+import { parsePartPayload } from './part-payload.js';
 import { parseReportPayload } from './report-payload.js';
+import { rowGroupPartial } from './row-group-partial.js';
 
 /**
  * Kind `flightDelayReport`: aggregates a flights dataset's delays for one origin airport or all
@@ -20,6 +28,43 @@ export async function flightDelayReport(payload: unknown, ctx: JobContext): Prom
   const [flights, airports] = await Promise.all([loadFlights(options.dataset), loadAirports()]);
   ctx.signal.throwIfAborted();
   return buildDelayReport(flights, airports, options);
+}
+
+/**
+ * Kind `flightDelayPart`: reads one row group of flights-3m.parquet (about 273,000 flights) in
+ * its worker thread and returns a mergeable partial: per origin airport and month the flight
+ * count, delay sum, flights delayed more than 15 min and a histogram of delays in whole minutes;
+ * per route the flight count and delay sum. CPU-bound; reads only, so a re-run returns the same.
+ *
+ * @param payload - `{dataset?: 'flights-3m', rowGroup: 0}`
+ * @throws Error when the payload is invalid, the file cannot be read or has no such row group
+ */
+export async function flightDelayPart(payload: unknown, ctx: JobContext): Promise<DelayPartial> {
+  const { dataset, rowGroup } = parsePartPayload(payload);
+  const parquet = await loadFlights3m();
+  ctx.signal.throwIfAborted();
+  return rowGroupPartial(parquet, rowGroup, dataset);
+}
+
+/**
+ * Kind `flightDelayMerge`: reads the results of the given `flightDelayPart` jobs from the nudge
+ * server (`GET /jobs/:id`), checks that they cover every row group of the file once, merges them
+ * and builds the same report as `flightDelayReport` (exact nearest-rank p95 from the merged
+ * histograms). Reads only, so a re-run returns the same report.
+ *
+ * @param payload - `{parts: [12, 13, …], nudgeUrl: 'http://127.0.0.1:3000', origin?: 'ALL', topRoutes?: 5}`
+ * @throws Error when the payload is invalid, a part has not succeeded, or the parts do not cover the file
+ */
+export async function flightDelayMerge(payload: unknown, ctx: JobContext): Promise<DelayReport> {
+  const options = parseMergePayload(payload);
+  const [parquet, airports, partials] = await Promise.all([
+    loadFlights3m(),
+    loadAirports(),
+    fetchPartPartials(new NudgeClient(options.nudgeUrl), options.parts),
+  ]);
+  ctx.signal.throwIfAborted();
+  const merged = mergeFilePartials(parquet, options.dataset, partials);
+  return buildPartialReport(merged, airports, options);
 }
 
 /**

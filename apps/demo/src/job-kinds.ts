@@ -3,3 +3,9 @@ export const REPORT_KIND = 'flightDelayReport';
 
 /** The kind of a job that writes a report as a gzip file; also its handler's export name. */
 export const ARCHIVE_KIND = 'archiveReport';
+
+/** The kind of a job that aggregates one row group of flights-3m into a mergeable partial. */
+export const PART_KIND = 'flightDelayPart';
+
+/** The kind of the job that merges the part jobs' partials into one delay report. */
+export const MERGE_KIND = 'flightDelayMerge';

@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import { DATASET_NAMES, DEFAULT_DATASET, isDatasetName, type DatasetName } from './dataset-files.js';
+import {
+  DATASET_NAMES,
+  DEFAULT_DATASET,
+  FLIGHTS_3M,
+  isDatasetName,
+  type DatasetName,
+} from './dataset-files.js';
 
 /** How the producer runs; {@link readProducerOptions} fills in every default. */
 export interface ProducerOptions {
@@ -7,9 +13,15 @@ export interface ProducerOptions {
   readonly databaseUrl: string;
   /** Base URL of the nudge server. @defaultValue `http://127.0.0.1:3000` */
   readonly nudgeUrl: string;
-  /** Flights dataset. @defaultValue `flights-20k` */
-  readonly dataset: DatasetName;
-  /** How many of the busiest origin airports get a report of their own. @defaultValue 25 */
+  /**
+   * Flights dataset: a JSON one (one report job per busy origin), or `flights-3m` (one part job
+   * per parquet row group, then one merge job). @defaultValue `flights-20k`
+   */
+  readonly dataset: DatasetName | typeof FLIGHTS_3M;
+  /**
+   * How many of the busiest origin airports get a report of their own; with `flights-3m`, how
+   * many of them the findings compare. @defaultValue 25
+   */
   readonly origins: number;
   /** Folder the archives are written to (by the server); `undefined` keeps the handler's default. */
   readonly outputDir: string | undefined;
@@ -21,7 +33,7 @@ export interface ProducerOptions {
 
 /** The producer's usage line, printed with `--help` and on a bad option. */
 export const PRODUCER_USAGE = `usage: node apps/demo/dist/producer.js [--database-url URL] [--nudge-url URL]
-       [--dataset ${DATASET_NAMES.join('|')}] [--origins N] [--output-dir DIR]
+       [--dataset ${[...DATASET_NAMES, FLIGHTS_3M].join('|')}] [--origins N] [--output-dir DIR]
        [--poll-interval-ms MS] [--timeout-ms MS]
 env: DATABASE_URL, NUDGE_URL, NUDGE_DEMO_DATASET, NUDGE_DEMO_OUTPUT_DIR (options win over env)`;
 
@@ -54,8 +66,9 @@ export function readProducerOptions(args: readonly string[], env: NodeJS.Process
     strict: true,
   });
   const dataset = values.dataset ?? env.NUDGE_DEMO_DATASET ?? DEFAULT_DATASET;
-  if (!isDatasetName(dataset)) {
-    throw new Error(`--dataset must be one of ${DATASET_NAMES.join(', ')} (got "${dataset}")`);
+  if (!isDatasetName(dataset) && dataset !== FLIGHTS_3M) {
+    const names = [...DATASET_NAMES, FLIGHTS_3M].join(', ');
+    throw new Error(`--dataset must be one of ${names} (got "${dataset}")`);
   }
   const nudgeUrl = values['nudge-url'] ?? env.NUDGE_URL ?? 'http://127.0.0.1:3000';
   if (!URL.canParse(nudgeUrl))

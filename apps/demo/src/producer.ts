@@ -1,18 +1,20 @@
 // The demo's producer, its own process: enqueues one delay report per busy origin airport (plus
 // one for all) through the outbox, nudges the server, follows the jobs, archives every report
-// the same way, then prints what the data shows and how the run went. Exit code 0 when every
-// job succeeded, 1 when one did not or the server was unreachable, 2 on a bad option.
+// the same way, then prints what the data shows and how the run went. With --dataset flights-3m
+// it runs flights-3m-demo.ts instead (part jobs per row group, one merge, one archive). Exit code
+// 0 when every job succeeded, 1 when one did not or the server was unreachable, 2 on a bad option.
 import { readFile } from 'node:fs/promises';
 import type { ArchiveResult } from './archive-json.js';
 import { busiestOrigins } from './busiest-origins.js';
-import { datasetFile } from './dataset-files.js';
+import { datasetFile, FLIGHTS_3M, type DatasetName } from './dataset-files.js';
 import { ALL_ORIGINS, type DelayReport } from './delay-report.js';
 import { computeFindings } from './demo-findings.js';
+import { describeJob } from './describe-job.js';
 import { parseFlights } from './flight.js';
+import { runFlights3mDemo } from './flights-3m-demo.js';
 import { formatSummary } from './format-summary.js';
 import { ARCHIVE_KIND, REPORT_KIND } from './job-kinds.js';
 import { JobProgress } from './job-progress.js';
-import type { JobView } from './job-view.js';
 import { JobWatch } from './job-watch.js';
 import { NudgeClient, ServerUnreachableError } from './nudge-client.js';
 import { openOutbox } from './open-outbox.js';
@@ -22,15 +24,7 @@ import { computeRunStats } from './run-stats.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-function describe(view: JobView): string {
-  const payload = view.payload as { origin?: unknown; name?: unknown } | null;
-  const subject = view.kind === REPORT_KIND ? payload?.origin : payload?.name;
-  return `job ${view.id} (${view.kind} ${String(subject)}) ${view.status} after ${view.attempts} attempt(s): ${
-    view.lastError ?? 'no error recorded'
-  }`;
-}
-
-async function run(options: ProducerOptions): Promise<number> {
+async function run(options: ProducerOptions & { dataset: DatasetName }): Promise<number> {
   const flights = parseFlights(await readFile(datasetFile(options.dataset), 'utf8'));
   const origins = [...busiestOrigins(flights, options.origins), ALL_ORIGINS];
   const client = new NudgeClient(options.nudgeUrl);
@@ -93,7 +87,7 @@ async function run(options: ProducerOptions): Promise<number> {
     const first = notSucceeded[0];
     if (first) {
       console.error(
-        `producer: ${notSucceeded.length} of ${views.length} jobs did not succeed; first: ${describe(first)}`,
+        `producer: ${notSucceeded.length} of ${views.length} jobs did not succeed; first: ${describeJob(first)}`,
       );
       return 1;
     }
@@ -123,7 +117,9 @@ async function main(): Promise<number> {
     return 2;
   }
   try {
-    return await run(options);
+    return options.dataset === FLIGHTS_3M
+      ? await runFlights3mDemo(options)
+      : await run({ ...options, dataset: options.dataset });
   } catch (error) {
     console.error(`producer: ${message(error)}`);
     return 1;

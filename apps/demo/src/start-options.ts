@@ -12,7 +12,10 @@ export interface StartOptions {
   readonly serverLogLevel: string;
   /** Stop the server after the demo and exit with the producer's code (`NUDGE_DEMO_EXIT=1`). */
   readonly exitAfterDemo: boolean;
-  /** Arguments passed on to the producer, e.g. `--dataset flights-10k`. */
+  /**
+   * Arguments passed on to the producer, e.g. `--dataset flights-10k`; a leading `--` is dropped,
+   * as `pnpm start -- --dataset flights-3m` passes it through.
+   */
   readonly producerArgs: readonly string[];
 }
 
@@ -32,6 +35,6 @@ export function readStartOptions(args: readonly string[], env: NodeJS.ProcessEnv
     port,
     serverLogLevel: env.LOG_LEVEL ?? 'warn',
     exitAfterDemo: env.NUDGE_DEMO_EXIT === '1',
-    producerArgs: [...args],
+    producerArgs: args[0] === '--' ? args.slice(1) : [...args],
   };
 }

@@ -1,0 +1,26 @@
+import { MERGE_KIND, PART_KIND, REPORT_KIND } from './job-kinds.js';
+import type { JobView } from './job-view.js';
+
+function subject(view: JobView): string {
+  const payload = view.payload as { origin?: unknown; name?: unknown; rowGroup?: unknown } | null;
+  switch (view.kind) {
+    case REPORT_KIND:
+      return String(payload?.origin);
+    case PART_KIND:
+      return `row group ${String(payload?.rowGroup)}`;
+    case MERGE_KIND:
+      return 'all parts';
+    default:
+      return String(payload?.name);
+  }
+}
+
+/**
+ * One line about a job that did not succeed, for the producer's exit message, e.g.
+ * `job 7 (flightDelayPart row group 3) FAILED after 3 attempt(s): cannot read …`.
+ */
+export function describeJob(view: JobView): string {
+  return `job ${view.id} (${view.kind} ${subject(view)}) ${view.status} after ${view.attempts} attempt(s): ${
+    view.lastError ?? 'no error recorded'
+  }`;
+}

@@ -1,0 +1,84 @@
+import { flights3mFile } from './dataset-files.js';
+import { computeFindings } from './demo-findings.js';
+import { describeJob } from './describe-job.js';
+import { FlightsParquet } from './flights-parquet.js';
+import { formatSummary } from './format-summary.js';
+import { JobProgress } from './job-progress.js';
+import { NudgeClient } from './nudge-client.js';
+import { openOutbox } from './open-outbox.js';
+import type { ProducerOptions } from './producer-options.js';
+import { runQueuedReport } from './queued-report.js';
+import { computeRunStats } from './run-stats.js';
+
+/**
+ * Part jobs polled per round, oldest first: about the thread count of a small server, so the
+ * producer's polling stays light while the server's cores aggregate.
+ */
+const POLL_LIMIT = 4;
+
+/**
+ * The producer's real-scale mode (`--dataset flights-3m`): enqueues one `flightDelayPart` job per
+ * row group of flights-3m.parquet through the outbox in one transaction and nudges the server;
+ * follows them with the progress bar; once every part has succeeded, enqueues one
+ * `flightDelayMerge` job naming the parts, then archives the merged all-origins report with an
+ * `archiveReport` job. Prints the findings (comparing the `options.origins` busiest origins) and
+ * the run summary.
+ *
+ * @returns the exit code: 0 when every job succeeded, 1 when one did not
+ * @throws Error when the file or the database cannot be read, or the server cannot be reached
+ */
+export async function runFlights3mDemo(options: ProducerOptions): Promise<number> {
+  // The footer only (a few kB): how many row groups, hence part jobs.
+  const parquet = await FlightsParquet.open(flights3mFile());
+  const client = new NudgeClient(options.nudgeUrl);
+  const outbox = openOutbox(options.databaseUrl);
+  let progress: JobProgress | undefined;
+  try {
+    const run = await runQueuedReport({
+      outbox,
+      client,
+      nudgeUrl: options.nudgeUrl,
+      rowGroups: parquet.rowGroups.length,
+      pollIntervalMs: options.pollIntervalMs,
+      timeoutMs: options.timeoutMs,
+      pollLimit: POLL_LIMIT,
+      archive: { outputDir: options.outputDir },
+      log: (line) => console.log(line),
+      onProgress: (counts, expectedJobs) => {
+        progress ??= new JobProgress(expectedJobs);
+        progress.setTotal(expectedJobs);
+        progress.update(counts);
+      },
+    });
+    progress?.stop();
+    progress = undefined;
+
+    const notSucceeded = run.views.filter((view) => view.status !== 'SUCCEEDED');
+    const first = notSucceeded[0];
+    if (first) {
+      console.error(
+        `producer: ${notSucceeded.length} of ${run.views.length} jobs did not succeed; first: ${describeJob(first)}`,
+      );
+      return 1;
+    }
+    const { report, archive } = run;
+    if (!report || !archive) throw new Error('the merged report or its archive is missing from the results');
+    const busiest = { ...report, airports: report.airports.slice(0, options.origins) };
+    const findings = computeFindings([busiest], report);
+    const stats = computeRunStats(run.views);
+    const jobKinds = `${run.partIds.length} parts, 1 merge, 1 archive`;
+    console.log('');
+    for (const line of formatSummary(findings, {
+      stats,
+      reports: run.partIds.length + 1,
+      archives: [archive],
+      jobKinds,
+    })) {
+      console.log(line);
+    }
+    return 0;
+  } finally {
+    progress?.stop();
+    await outbox.close();
+  }
+}
