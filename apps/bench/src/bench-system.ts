@@ -1,0 +1,63 @@
+import type { BenchPostgres } from './bench-postgres.js';
+import type { BenchKind, BenchPayload } from './bench-job.js';
+
+/** The systems the bench can run. */
+export const SYSTEM_IDS = ['nudge', 'nudge-sqlite', 'graphile-worker', 'pg-boss', 'bullmq'] as const;
+
+/** One of {@link SYSTEM_IDS}. */
+export type SystemId = (typeof SYSTEM_IDS)[number];
+
+/** What starting a system needs from the bench. */
+export interface SystemContext {
+  /** Makes a fresh PostgreSQL database per started system. */
+  readonly postgres: BenchPostgres;
+  /** UDP port of the bench client's {@link ReportListener}. */
+  readonly reportPort: number;
+  /** Redis URL, such as `redis://127.0.0.1:6379`. */
+  readonly redisUrl: string;
+  /** A folder for files such as SQLite databases, removed after the run. */
+  readonly tmpDir: string;
+}
+
+/** Options of {@link SystemSpec.start}. */
+export interface StartOptions {
+  /** Worker instances (processes) on the one database. @defaultValue 1 */
+  readonly instances?: number;
+  /** Runs before the workers start, against the migrated, empty database (nudge only: filler rows). */
+  readonly prepare?: (databaseUrl: string) => Promise<void>;
+  /** nudge only: server variables over the bench's settings, such as `NUDGE_THREADS`. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A system the bench measures, as a producer sees it. The system's workers run in their own
+ * child processes; everything here runs in the bench process.
+ */
+export interface RunningSystem {
+  /** Enqueues one job as one producer call, resolving once it has committed. */
+  enqueueOne(kind: BenchKind, payload: BenchPayload): Promise<void>;
+  /** Enqueues every payload in one batch (one transaction where the system has them). */
+  enqueueBatch(kind: BenchKind, payloads: readonly BenchPayload[]): Promise<void>;
+  /** Tells the workers new jobs are due where the system needs it (nudge: `POST /nudge`). */
+  wake(): Promise<void>;
+  /**
+   * Jobs enqueued through this object that the system's own storage does not yet show as
+   * completed: a cheap query, meant for polling.
+   */
+  unfinished(): Promise<number>;
+  /** Stops the workers and closes every connection. */
+  stop(): Promise<void>;
+}
+
+/** A system and how to start it. */
+export interface SystemSpec {
+  readonly id: SystemId;
+  /** Name in the table, such as `nudge (PostgreSQL)`. */
+  readonly label: string;
+  /** Package and version, such as `graphile-worker 0.17.3`. */
+  readonly version: string;
+  /** The configuration used, printed with the results. */
+  readonly configuration: string;
+  /** Starts the workers on fresh storage; resolves once they are idle and ready. */
+  start(context: SystemContext, options?: StartOptions): Promise<RunningSystem>;
+}

@@ -1,0 +1,36 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { FULL_SIZES, parseCliOptions, QUICK_SIZES, SCENARIO_NAMES } from './cli-options.js';
+
+describe('parseCliOptions', () => {
+  it('runs everything at full size by default', () => {
+    const options = parseCliOptions([]);
+    assert.equal(options.quick, false);
+    assert.equal(options.drainJobs, FULL_SIZES.drainJobs);
+    assert.deepEqual(options.scenarios, SCENARIO_NAMES);
+    assert.equal(options.systems.length, 5);
+  });
+
+  it('shrinks sizes with --quick, and a size flag wins in either order', () => {
+    assert.equal(parseCliOptions(['--quick']).drainJobs, QUICK_SIZES.drainJobs);
+    assert.equal(parseCliOptions(['--drain-jobs', '700', '--quick']).drainJobs, 700);
+    assert.equal(parseCliOptions(['--quick', '--drain-jobs=1_000']).drainJobs, 1000);
+  });
+
+  it('filters scenarios and systems, keeping the canonical order', () => {
+    const options = parseCliOptions(['--only', 'latency,drain', '--systems=bullmq,nudge']);
+    assert.deepEqual(options.scenarios, ['drain', 'latency']);
+    assert.deepEqual(options.systems, ['nudge', 'bullmq']);
+  });
+
+  it('names the flag at fault', () => {
+    assert.throws(() => parseCliOptions(['--only', 'drains']), /--only takes names from/);
+    assert.throws(() => parseCliOptions(['--cpu-ms', '0']), /--cpu-ms must be a whole number/);
+    assert.throws(() => parseCliOptions(['--repeat']), /--repeat needs a value/);
+    assert.throws(() => parseCliOptions(['--fast']), /unknown argument "--fast"/);
+  });
+
+  it('recognises --help', () => {
+    assert.equal(parseCliOptions(['--help']).help, true);
+  });
+});

@@ -1,0 +1,33 @@
+import type { ScenarioName } from '../cli-options.js';
+import { cpuScenario } from './cpu-scenario.js';
+import { drainScenario } from './drain-scenario.js';
+import { enqueueScenario } from './enqueue-scenario.js';
+import { finishedRowsScenario } from './finished-rows-scenario.js';
+import { flights3mScenario } from './flights-3m-scenario.js';
+import { instancesScenario } from './instances-scenario.js';
+import { latencyScenario } from './latency-scenario.js';
+import { notDueRowsScenario } from './not-due-rows-scenario.js';
+import { pgLimitScenario } from './pg-limit-scenario.js';
+import type { Scenario } from './scenario.js';
+
+/** Every scenario by name; the run order is {@link SCENARIO_NAMES}'. */
+export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
+  drain: drainScenario,
+  enqueue: enqueueScenario,
+  latency: latencyScenario,
+  cpu: cpuScenario,
+  'pg-limit': pgLimitScenario,
+  'finished-rows': finishedRowsScenario,
+  'not-due-rows': notDueRowsScenario,
+  instances: instancesScenario,
+  'flights-3m': flights3mScenario,
+};
+
+/** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */
+export const NUDGE_ONLY_SCENARIOS: ReadonlySet<ScenarioName> = new Set([
+  'pg-limit',
+  'finished-rows',
+  'not-due-rows',
+  'instances',
+  'flights-3m',
+]);
