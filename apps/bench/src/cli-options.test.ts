@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { FULL_SIZES, parseCliOptions, QUICK_SIZES, SCENARIO_NAMES } from './cli-options.js';
+import { FULL_SIZES, parseCliOptions, QUICK_SIZES, reportPath, SCENARIO_NAMES } from './cli-options.js';
 
 describe('parseCliOptions', () => {
   it('runs everything at full size by default', () => {
@@ -28,6 +28,16 @@ describe('parseCliOptions', () => {
     assert.throws(() => parseCliOptions(['--cpu-ms', '0']), /--cpu-ms must be a whole number/);
     assert.throws(() => parseCliOptions(['--repeat']), /--repeat needs a value/);
     assert.throws(() => parseCliOptions(['--fast']), /unknown argument "--fast"/);
+  });
+
+  it('writes the published results only on a full run, or wherever --out says', () => {
+    const doc = '/docs/benchmarks.md';
+    assert.equal(reportPath(parseCliOptions([]), doc), doc);
+    assert.equal(reportPath(parseCliOptions(['--repeat', '5']), doc), doc);
+    assert.equal(reportPath(parseCliOptions(['--quick']), doc), undefined);
+    assert.equal(reportPath(parseCliOptions(['--only', 'drain']), doc), undefined);
+    assert.equal(reportPath(parseCliOptions(['--systems', 'nudge']), doc), undefined);
+    assert.equal(reportPath(parseCliOptions(['--quick', '--out', '/tmp/r.md']), doc), '/tmp/r.md');
   });
 
   it('recognises --help', () => {

@@ -1,7 +1,7 @@
 import { SYSTEM_IDS, type SystemId } from './bench-system.js';
 import { NUDGE_ENGINE_CLAIM_BATCH } from './nudge/nudge-settings.js';
 
-/** Names of the scenarios, in run order; `flights-3m` is reserved and not implemented yet. */
+/** Names of the scenarios, in run order. */
 export const SCENARIO_NAMES = [
   'drain',
   'enqueue',
@@ -52,6 +52,8 @@ export interface BenchOptions extends BenchSizes {
   readonly scenarios: readonly ScenarioName[];
   /** `--systems`: systems to run, in table order. */
   readonly systems: readonly SystemId[];
+  /** `--out`: the file the report goes to; unset, only a full run writes one (see {@link reportPath}). */
+  readonly out: string | undefined;
   readonly help: boolean;
 }
 
@@ -88,7 +90,10 @@ export const QUICK_SIZES: BenchSizes = {
 export const USAGE = `pnpm bench [--quick] [--only ${SCENARIO_NAMES.join(',')}] [--systems ${SYSTEM_IDS.join(',')}]
            [--drain-jobs N] [--enqueue-single-jobs N] [--enqueue-batch-jobs N] [--batch-size N]
            [--latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N] [--finished-rows N]
-           [--not-due-rows N] [--max-instances N] [--repeat N]`;
+           [--not-due-rows N] [--max-instances N] [--repeat N] [--out FILE]
+
+A full run (no --quick, --only or --systems) rewrites docs/benchmarks.md; other runs write a report
+only with --out FILE, so a partial run never replaces the published results.`;
 
 const SIZE_FLAGS = Object.keys(FULL_SIZES).map((key) => [
   `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
@@ -117,6 +122,7 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
   const sizes: Record<string, number> = { ...(quick ? QUICK_SIZES : FULL_SIZES) };
   let scenarios: ScenarioName[] = [...SCENARIO_NAMES];
   let systems: SystemId[] = [...SYSTEM_IDS];
+  let out: string | undefined;
   let help = false;
   for (let i = 0; i < args.length; i += 1) {
     const flag = args[i] ?? '';
@@ -126,13 +132,14 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
       continue;
     }
     const key = SIZE_FLAGS.find(([name]) => name === flag)?.[1];
-    if (!key && flag !== '--only' && flag !== '--systems')
+    if (!key && flag !== '--only' && flag !== '--systems' && flag !== '--out')
       throw new Error(`unknown argument "${flag}" (see --help)`);
     const value = args[i + 1];
     if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value (see --help)`);
     i += 1;
     if (flag === '--only') scenarios = listOf(flag, value, SCENARIO_NAMES);
     else if (flag === '--systems') systems = listOf(flag, value, SYSTEM_IDS);
+    else if (flag === '--out') out = value;
     else if (key) {
       const number = Number(value.replace(/_/g, ''));
       if (!Number.isInteger(number) || number < 1)
@@ -140,5 +147,19 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
       sizes[key] = number;
     }
   }
-  return { ...(sizes as unknown as BenchSizes), quick, scenarios, systems, help };
+  return { ...(sizes as unknown as BenchSizes), quick, scenarios, systems, out, help };
+}
+
+/**
+ * Where a run's report goes: `--out` when given, else `docPath` for a full run (every scenario and
+ * system at full sizes), else nowhere (`undefined`): a quick or narrowed run must not replace the
+ * published results.
+ */
+export function reportPath(options: BenchOptions, docPath: string): string | undefined {
+  if (options.out !== undefined) return options.out;
+  const full =
+    !options.quick &&
+    options.scenarios.length === SCENARIO_NAMES.length &&
+    options.systems.length === SYSTEM_IDS.length;
+  return full ? docPath : undefined;
 }

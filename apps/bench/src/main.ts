@@ -10,7 +10,7 @@ import { startBenchPostgres } from './bench-postgres.js';
 import type { SystemContext, SystemId, SystemSpec } from './bench-system.js';
 import { renderBenchmarksDoc } from './benchmarks-doc.js';
 import { calibrateBurn } from './calibrate-burn.js';
-import { parseCliOptions, USAGE, type BenchOptions } from './cli-options.js';
+import { parseCliOptions, reportPath, USAGE, type BenchOptions } from './cli-options.js';
 import { describeMachine } from './machine-info.js';
 import { formatMarkdownTable } from './markdown-table.js';
 import { nudgeSystem } from './nudge/nudge-system.js';
@@ -140,8 +140,13 @@ try {
     endLoadAverage: loadavg(),
     strayReports: listener.strayReports,
   });
-  writeFileSync(DOC_PATH, doc);
-  log(`wrote ${DOC_PATH}`);
+  const out = reportPath(options, DOC_PATH);
+  if (out === undefined) {
+    log(`not a full run: ${DOC_PATH} is left as it is (--out FILE writes this report)`);
+  } else {
+    writeFileSync(out, doc);
+    log(`wrote ${out}`);
+  }
 } finally {
   await listener.close();
   await postgres.close();
