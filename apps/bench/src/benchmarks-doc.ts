@@ -60,6 +60,8 @@ export function renderBenchmarksDoc(report: BenchReport): string {
       ? '> **Quick run**: small sizes and one run per measurement, to check that everything works. Do not quote these numbers; a full run (`pnpm bench`) replaces this page.'
       : '> Written by `pnpm bench` on every full run. Compare ratios within this page: the machine is shared and noisy, so absolute numbers move between runs.',
     '',
+    'What each target asks, what was measured against it, and the profiles behind the gaps: [performance.md](performance.md).',
+    '',
     `Command: \`${report.command}\`  `,
     `Run: ${report.startedAt.toISOString()}, ${(report.durationMs / 60_000).toFixed(1)} min`,
     '',
