@@ -97,32 +97,24 @@ export function monthlyStats(flights: readonly Flight[]): MonthStats[] {
     .map(([month, group]) => ({ month, ...summarizeDelays(group.map((f) => f.delay)) }));
 }
 
+/** One route's flight count and summed delay, before ranking. */
+export interface RouteTotal {
+  readonly origin: string;
+  readonly destination: string;
+  readonly flights: number;
+  readonly delaySumMinutes: number;
+}
+
 /**
- * The `limit` busiest routes among flights: most flights first, ties broken by origin code then
- * destination code; each with its mean delay in minutes and airport names.
+ * The `limit` busiest of `routes`: most flights first, ties broken by origin code then destination
+ * code; each with its mean delay in minutes and airport names.
  */
-export function topRoutes(
-  flights: readonly Flight[],
+export function rankRoutes(
+  routes: readonly RouteTotal[],
   airports: ReadonlyMap<string, Airport>,
   limit: number,
 ): RouteStats[] {
-  const routes = new Map<string, { origin: string; destination: string; flights: number; sum: number }>();
-  for (const flight of flights) {
-    const key = `${flight.origin}\u0000${flight.destination}`;
-    const route = routes.get(key);
-    if (route) {
-      route.flights++;
-      route.sum += flight.delay;
-    } else {
-      routes.set(key, {
-        origin: flight.origin,
-        destination: flight.destination,
-        flights: 1,
-        sum: flight.delay,
-      });
-    }
-  }
-  return [...routes.values()]
+  return [...routes]
     .sort(
       (a, b) =>
         b.flights - a.flights ||
@@ -136,8 +128,36 @@ export function topRoutes(
       destination: route.destination,
       destinationName: airports.get(route.destination)?.name ?? null,
       flights: route.flights,
-      meanDelayMinutes: route.sum / route.flights,
+      meanDelayMinutes: route.delaySumMinutes / route.flights,
     }));
+}
+
+/** The `limit` busiest routes among flights, ranked as {@link rankRoutes} does. */
+export function topRoutes(
+  flights: readonly Flight[],
+  airports: ReadonlyMap<string, Airport>,
+  limit: number,
+): RouteStats[] {
+  const routes = new Map<
+    string,
+    { origin: string; destination: string; flights: number; delaySumMinutes: number }
+  >();
+  for (const flight of flights) {
+    const key = `${flight.origin}\u0000${flight.destination}`;
+    const route = routes.get(key);
+    if (route) {
+      route.flights++;
+      route.delaySumMinutes += flight.delay;
+    } else {
+      routes.set(key, {
+        origin: flight.origin,
+        destination: flight.destination,
+        flights: 1,
+        delaySumMinutes: flight.delay,
+      });
+    }
+  }
+  return rankRoutes([...routes.values()], airports, limit);
 }
 
 /** The figures of one origin airport's departures (all from `iata`). */

@@ -1,5 +1,6 @@
 import { FLIGHTS_3M } from './dataset-files.js';
 import { ALL_ORIGINS } from './delay-report.js';
+import { checkSlice } from './report-payload.js';
 
 /** The payload of a `flightDelayMerge` job, defaults filled in. */
 export interface MergePayload {
@@ -21,7 +22,6 @@ export interface MergePayload {
   readonly topRoutes: number;
 }
 
-const IATA = /^[A-Z0-9]{3}$/;
 /** Most part jobs one merge accepts: far more than any parquet file here has row groups. */
 const MAX_PARTS = 10_000;
 
@@ -63,15 +63,5 @@ export function parseMergePayload(payload: unknown): MergePayload {
       `payload.nudgeUrl must be an http(s) URL like http://127.0.0.1:3000 (got ${JSON.stringify(nudgeUrl)})`,
     );
   }
-  if (typeof origin !== 'string' || (origin !== ALL_ORIGINS && !IATA.test(origin))) {
-    throw new Error(
-      `payload.origin must be an IATA code like "ORD" or "ALL" (got ${JSON.stringify(origin)})`,
-    );
-  }
-  if (typeof topRoutes !== 'number' || !Number.isInteger(topRoutes) || topRoutes < 1 || topRoutes > 50) {
-    throw new Error(
-      `payload.topRoutes must be a whole number from 1 to 50 (got ${JSON.stringify(topRoutes)})`,
-    );
-  }
-  return { dataset, parts: parts as number[], nudgeUrl, origin, topRoutes };
+  return { dataset, parts: parts as number[], nudgeUrl, ...checkSlice(origin, topRoutes) };
 }

@@ -7,41 +7,11 @@ import {
   type DelayReport,
   type DelayReportOptions,
   type MonthStats,
-  type RouteStats,
+  rankRoutes,
+  type RouteTotal,
 } from './delay-report.js';
 import { DELAY_PERCENTILE, DELAYED_THRESHOLD_MINUTES } from './delay-stats.js';
 import { mergeTallies, tallyStats, type DelayTally } from './delay-tally.js';
-
-interface RouteTotal {
-  readonly origin: string;
-  readonly destination: string;
-  readonly flights: number;
-  readonly delaySumMinutes: number;
-}
-
-/** The `limit` busiest routes: most flights first, ties by origin code then destination code. */
-function rankRoutes(
-  routes: readonly RouteTotal[],
-  airports: ReadonlyMap<string, Airport>,
-  limit: number,
-): RouteStats[] {
-  return [...routes]
-    .sort(
-      (a, b) =>
-        b.flights - a.flights ||
-        compareCodes(a.origin, b.origin) ||
-        compareCodes(a.destination, b.destination),
-    )
-    .slice(0, limit)
-    .map((route) => ({
-      origin: route.origin,
-      originName: airports.get(route.origin)?.name ?? null,
-      destination: route.destination,
-      destinationName: airports.get(route.destination)?.name ?? null,
-      flights: route.flights,
-      meanDelayMinutes: route.delaySumMinutes / route.flights,
-    }));
-}
 
 /** Per calendar month, ascending: the tallies of each month merged across origins. */
 function monthStats(origins: readonly OriginPartial[]): MonthStats[] {

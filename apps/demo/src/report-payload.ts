@@ -14,6 +14,26 @@ export interface ReportPayload {
 const IATA = /^[A-Z0-9]{3}$/;
 
 /**
+ * Checks the slice fields every report payload shares: `origin` (an IATA code or `'ALL'`) and
+ * `topRoutes` (a whole number from 1 to 50).
+ *
+ * @throws Error naming the field at fault
+ */
+export function checkSlice(origin: unknown, topRoutes: unknown): { origin: string; topRoutes: number } {
+  if (typeof origin !== 'string' || (origin !== ALL_ORIGINS && !IATA.test(origin))) {
+    throw new Error(
+      `payload.origin must be an IATA code like "ORD" or "ALL" (got ${JSON.stringify(origin)})`,
+    );
+  }
+  if (typeof topRoutes !== 'number' || !Number.isInteger(topRoutes) || topRoutes < 1 || topRoutes > 50) {
+    throw new Error(
+      `payload.topRoutes must be a whole number from 1 to 50 (got ${JSON.stringify(topRoutes)})`,
+    );
+  }
+  return { origin, topRoutes };
+}
+
+/**
  * Checks a `flightDelayReport` payload, e.g. `{"dataset": "flights-20k", "origin": "ORD"}`.
  *
  * @throws Error naming the field at fault
@@ -32,15 +52,5 @@ export function parseReportPayload(payload: unknown): ReportPayload {
       `payload.dataset must be one of ${DATASET_NAMES.join(', ')} (got ${JSON.stringify(dataset)})`,
     );
   }
-  if (typeof origin !== 'string' || (origin !== ALL_ORIGINS && !IATA.test(origin))) {
-    throw new Error(
-      `payload.origin must be an IATA code like "ORD" or "ALL" (got ${JSON.stringify(origin)})`,
-    );
-  }
-  if (typeof topRoutes !== 'number' || !Number.isInteger(topRoutes) || topRoutes < 1 || topRoutes > 50) {
-    throw new Error(
-      `payload.topRoutes must be a whole number from 1 to 50 (got ${JSON.stringify(topRoutes)})`,
-    );
-  }
-  return { dataset, origin, topRoutes };
+  return { dataset, ...checkSlice(origin, topRoutes) };
 }
