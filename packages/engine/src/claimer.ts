@@ -1,10 +1,8 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
 import type { ClaimGroup, ClaimedJob, Store } from '@nudge/store';
 import { ClaimTrigger } from './claim-trigger.js';
-import type { EngineEvents } from './engine-events.js';
+import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
-
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
 
 /** Claim passes in flight at once. */
 const CLAIMS_IN_FLIGHT = 2;
@@ -13,7 +11,7 @@ const CLAIMS_IN_FLIGHT = 2;
 export interface ClaimerOptions {
   readonly store: Store;
   readonly logger: Logger;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   readonly workerId: string;
   readonly leaseMs: number;
   /** Time between polls, in ms (jittered ±10 %). */

@@ -46,3 +46,6 @@ export interface EngineEvents {
 
 /** Name of an engine event. */
 export type EngineEventName = keyof EngineEvents;
+
+/** How the engine's services report an event: the engine's own typed `emit`. */
+export type EmitEngineEvent = <K extends EngineEventName>(name: K, value: EngineEvents[K]) => void;

@@ -3,13 +3,11 @@ import type { ClaimedJob, JobLease } from '@nudge/store';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
 import { leaseOf, type AbortReason, type Attempt } from './attempt.js';
 import { DeadlineWheel } from './deadline-wheel.js';
-import type { EngineEvents } from './engine-events.js';
+import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
 import type { AttemptResult } from './threads/thread-messages.js';
 import type { LostAttempt, ThreadPool } from './threads/thread-pool.js';
-
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
 
 /** What an {@link Executor} works with. */
 export interface ExecutorParts {
@@ -19,7 +17,7 @@ export interface ExecutorParts {
   /** The class of every kind the handler module exports. */
   readonly kinds: ReadonlyMap<string, ExecutionClass>;
   readonly writer: OutcomeWriter;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   readonly outcomes: OutcomeContext;
   /** Slots of `execution` became free. */
   readonly onSlotsFreed: (execution: ExecutionClass) => void;

@@ -1,15 +1,13 @@
 import type { Logger } from '@nudge/core';
 import type { InstanceInput, JobLease, Store } from '@nudge/store';
-import type { EngineEvents } from './engine-events.js';
+import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
-
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
 
 /** Options of a {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
   readonly store: Store;
   readonly logger: Logger;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   /** Lease length, in ms; the keeper renews every third of it. */
   readonly leaseMs: number;
   /** This instance, as the registry records it. */

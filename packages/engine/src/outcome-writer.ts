@@ -1,6 +1,6 @@
 import type { Logger } from '@nudge/core';
 import type { CompleteInput, FailInput, JobLease, Store } from '@nudge/store';
-import type { EngineEvents } from './engine-events.js';
+import type { EmitEngineEvent } from './engine-events.js';
 
 /** The outcome of one attempt, to be written to the store. */
 export type Outcome =
@@ -8,13 +8,11 @@ export type Outcome =
   | { readonly type: 'fail'; readonly input: FailInput }
   | { readonly type: 'release'; readonly input: JobLease };
 
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
-
 /** Options of an {@link OutcomeWriter}. */
 export interface OutcomeWriterOptions {
   readonly store: Store;
   readonly logger: Logger;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   /** Called with the leases whose outcome is settled in the database (written or fenced out). */
   readonly onWritten: (leases: readonly JobLease[]) => void;
   /** Most outcomes in one statement. @defaultValue 1000 */

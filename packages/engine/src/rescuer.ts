@@ -1,9 +1,7 @@
 import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import type { EngineEvents } from './engine-events.js';
+import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
-
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
 
 const MAX_PASSES = 1000;
 
@@ -11,7 +9,7 @@ const MAX_PASSES = 1000;
 export interface RescuerOptions {
   readonly store: Store;
   readonly logger: Logger;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   /** Time between sweeps, in ms. */
   readonly sweepIntervalMs: number;
   /** Rows per page; a sweep pages until a page comes back short. @defaultValue 2000 */

@@ -1,15 +1,13 @@
 import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import { jittered } from './engine-options.js';
-import type { EngineEvents } from './engine-events.js';
-
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
+import type { EmitEngineEvent } from './engine-events.js';
 
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
   readonly store: Store;
   readonly logger: Logger;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   /** Longest time between runs, in ms (jittered ±10 %): it notices rows scheduled by others. */
   readonly pollIntervalMs: number;
   /** Rows per page; a run pages until a page comes back short. @defaultValue 1000 */

@@ -1,15 +1,13 @@
 import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import type { EngineEvents } from './engine-events.js';
+import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
-
-type Emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]) => void;
 
 /** Options of an {@link UnhandledKindsFailer}. */
 export interface UnhandledKindsOptions {
   readonly store: Store;
   readonly logger: Logger;
-  readonly emit: Emit;
+  readonly emit: EmitEngineEvent;
   /** How long a due job may wait while no live instance handles its kind, in ms. */
   readonly graceMs: number;
   /** An instance is live when it heartbeated within this many ms. */
