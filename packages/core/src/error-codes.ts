@@ -6,6 +6,15 @@ export const ERROR_CODES = {
   INVALID_REQUEST: { status: 400, summary: 'The body, params or query do not match the route schema.' },
   INVALID_JSON: { status: 400, summary: 'The body is not valid JSON.' },
   UNKNOWN_KIND: { status: 400, summary: 'No handler is registered for the job kind.' },
+  PAYLOAD_TOO_DEEP: {
+    status: 400,
+    summary: 'The payload nests arrays and objects deeper than 100 levels; flatten it.',
+  },
+  PAYLOAD_UNSTORABLE: {
+    status: 400,
+    summary:
+      'The payload (or the kind) holds what no dialect stores as sent: U+0000, a lone UTF-16 surrogate, or a number that is not finite.',
+  },
   JOB_NOT_FOUND: { status: 404, summary: 'No job has that id.' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'No route matches the method and path.' },
   BODY_TOO_LARGE: { status: 413, summary: 'The body is larger than the configured limit.' },

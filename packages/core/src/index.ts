@@ -5,3 +5,4 @@ export * from './backoff.js';
 export * from './error-codes.js';
 export * from './nudge-error.js';
 export * from './logger.js';
+export * from './storable-json.js';

@@ -13,7 +13,8 @@ const FASTIFY_ERRORS: Readonly<Record<string, { code: ErrorCode; message: (limit
   {
     FST_ERR_CTP_INVALID_JSON_BODY: {
       code: 'INVALID_JSON',
-      message: () => 'the body is not valid JSON: send a JSON object such as {"kind":"sendEmail"}',
+      message: () =>
+        'the body is not valid JSON, or it holds a "__proto__" or "constructor.prototype" key (refused for safety): send a JSON object such as {"kind":"sendEmail"}',
     },
     FST_ERR_CTP_EMPTY_JSON_BODY: {
       code: 'INVALID_JSON',

@@ -22,8 +22,9 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  * - `POST /jobs` validates the body ({@link createJobBodySchema}), refuses a kind the engine has
  *   no handler for (`400 UNKNOWN_KIND`), enqueues the job through the engine (which starts it at
  *   once when this instance has a free slot and nothing due should run first, else requests a
- *   claim) and answers `201` with the job's view and a `Location` header. A refused request
- *   writes nothing.
+ *   claim) and answers `201` with the job's view and a `Location` header. A payload no dialect
+ *   stores alike answers `400 PAYLOAD_TOO_DEEP` or `400 PAYLOAD_UNSTORABLE` naming its JSON Pointer.
+ *   A refused request writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app, { store, engine }) => {
@@ -33,14 +34,22 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
     async (request, reply) => {
       const { kind, payload, priority, runAt, maxAttempts } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
-      const job = await engine.enqueue({
-        kind,
-        // The body came from JSON.parse, so any value in it is JSON.
-        payload: payload as JsonValue | undefined,
-        priority,
-        runAt: runAt === undefined ? undefined : new Date(runAt),
-        maxAttempts,
-      });
+      const job = await engine
+        .enqueue({
+          kind,
+          // The body came from JSON.parse, so any value in it is JSON.
+          payload: payload as JsonValue | undefined,
+          priority,
+          runAt: runAt === undefined ? undefined : new Date(runAt),
+          maxAttempts,
+        })
+        .catch((error: unknown) => {
+          // The store refuses what no dialect stores alike; name the field as validation does.
+          if (error instanceof NudgeError && error.statusCode === 400) {
+            throw new NudgeError(error.code, `body/${error.message}`);
+          }
+          throw error;
+        });
       void reply.code(201).header('location', `/jobs/${job.id}`);
       return toJobView(job);
     },

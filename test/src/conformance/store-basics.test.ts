@@ -41,6 +41,41 @@ describeStore('basics', (t) => {
     assert.equal(Number(count?.n), 1500);
   });
 
+  it('refuses a job no dialect stores alike, naming it, and writes nothing of its batch', async () => {
+    const refused = async (run: () => Promise<unknown>, code: string, message: RegExp): Promise<void> => {
+      await assert.rejects(run, (error: { code?: string; message?: string }) => {
+        assert.equal(error.code, code);
+        assert.match(error.message ?? '', message);
+        return true;
+      });
+    };
+    let deep: unknown = 0;
+    for (let i = 0; i < 10_000; i += 1) deep = { d: deep };
+    const claim = { workerId: 'w', leaseMs: 60_000, kinds: ['a'] };
+    await refused(
+      () => t.store.enqueueMany([{ kind: 'a' }, { kind: 'a', payload: { s: 'x\u0000' } }]),
+      'PAYLOAD_UNSTORABLE',
+      /^jobs\/1\/payload\/s: a string contains U\+0000/,
+    );
+    await refused(
+      () => t.store.enqueue({ kind: 'a', payload: deep as never }),
+      'PAYLOAD_TOO_DEEP',
+      /^payload(\/d){100}:/,
+    );
+    await refused(
+      () => t.store.enqueueAndClaim({ kind: 'a', payload: ['\udc00'] }, claim),
+      'PAYLOAD_UNSTORABLE',
+      /^payload\/0: a string contains a lone UTF-16 surrogate/,
+    );
+    await refused(() => t.store.enqueue({ kind: 'a\u0000' }), 'PAYLOAD_UNSTORABLE', /^kind contains U\+0000/);
+    const counts = await t.store.countByStatus();
+    assert.equal(
+      Object.values(counts).reduce((sum, n) => sum + n, 0),
+      0,
+      JSON.stringify(counts),
+    );
+  });
+
   it('migrations are idempotent, safe to run concurrently, and refuse a newer schema', async () => {
     assert.deepEqual(await t.store.migrate(), []);
     const state = await t.store.schemaState();

@@ -3,7 +3,7 @@
 // batches (one message per turn of the event loop, however many attempts settled in it).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { JsonValue } from '@nudge/core';
+import { findUnstorableJsonText, MAX_JSON_DEPTH, type JsonValue } from '@nudge/core';
 import { loadHandlerModule, type LoadedKind } from './handler-module.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import type { AttemptResult, FromThread, JobTuple, ThreadData, ToThread } from './thread-messages.js';
@@ -81,12 +81,16 @@ async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefine
       const text: string | undefined = value === undefined ? undefined : JSON.stringify(value);
       resultJson = text ?? null;
     } catch (error) {
-      settle(entry, [
-        id,
-        version,
-        0,
-        `the handler returned a value that is not JSON: ${errorMessage(error)}`,
-      ]);
+      const reason =
+        error instanceof RangeError
+          ? `it nests deeper than the stack allows (the limit is ${MAX_JSON_DEPTH} levels)`
+          : `it is not JSON: ${errorMessage(error)}`;
+      settle(entry, [id, version, 0, `the handler's result cannot be stored: ${reason}`]);
+      return;
+    }
+    const problem = resultJson === null ? undefined : findUnstorableJsonText(resultJson);
+    if (problem) {
+      settle(entry, [id, version, 0, `the handler's result cannot be stored: ${problem.reason}`]);
       return;
     }
     settle(entry, [id, version, 1, resultJson]);

@@ -25,6 +25,7 @@ import { toStatusCounts } from '../count-by-status.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
+import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
 import { pgRegisterInstance, pgRemoveInstance, pgTouchInstance } from './pg-instances.js';
@@ -127,6 +128,7 @@ export class PostgresStore implements Store {
   }
 
   async enqueue(input: EnqueueInput): Promise<Job> {
+    assertStorableInput(input);
     const row = await this.#kysely
       .insertInto('nudge_jobs')
       .values(toRow(input))
@@ -137,6 +139,7 @@ export class PostgresStore implements Store {
 
   async enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]> {
     if (inputs.length === 0) return [];
+    assertStorableInputs(inputs);
     const rows = await this.#kysely.transaction().execute(async (trx) => {
       const inserted: PgJobRow[] = [];
       for (let start = 0; start < inputs.length; start += INSERT_CHUNK) {
@@ -151,6 +154,7 @@ export class PostgresStore implements Store {
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job> {
+    assertStorableInput(input);
     return pgEnqueueClaimed(this.#pool, input, claim);
   }
 
@@ -185,7 +189,7 @@ export class PostgresStore implements Store {
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return pgFail(this.#outcomes, items, now);
+    return pgFail(this.#outcomes, storableFailures(items), now);
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {

@@ -36,6 +36,7 @@ import { createSqliteRelease } from './sqlite-release.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
+import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 
 /** Options for {@link SqliteStore}. */
 export interface SqliteStoreOptions extends OpenSqliteOptions {
@@ -99,11 +100,13 @@ export class SqliteStore implements Store {
   }
 
   async enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]> {
+    assertStorableInputs(inputs);
     this.#enqueue ??= createSqliteEnqueue(this.#db, this.#kysely);
     return this.#enqueue(inputs);
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job> {
+    assertStorableInput(input);
     return this.#hotPath.enqueueClaimed(input, claim);
   }
 
@@ -138,7 +141,7 @@ export class SqliteStore implements Store {
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return this.#hotPath.fail(items, now);
+    return this.#hotPath.fail(storableFailures(items), now);
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {

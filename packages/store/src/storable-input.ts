@@ -1,0 +1,39 @@
+import { findUnstorableJson, NudgeError, toStorableError, unstorableText } from '@nudge/core';
+import type { EnqueueInput, FailInput } from './store.js';
+
+/**
+ * Refuses a job that the two dialects would not store alike, before anything is written: a kind
+ * or payload string with U+0000 or a lone surrogate, a payload nested deeper than
+ * `MAX_JSON_DEPTH`, a number that is not finite. Every enqueue of both stores calls it, so a
+ * refused batch writes nothing.
+ *
+ * @param where - how the message names the job, e.g. `jobs/3/` in a batch; `''` for a single job
+ * @throws NudgeError `PAYLOAD_TOO_DEEP` or `PAYLOAD_UNSTORABLE`, naming the JSON Pointer at fault
+ */
+export function assertStorableInput(input: EnqueueInput, where = ''): void {
+  const kindProblem = unstorableText(input.kind);
+  if (kindProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}kind ${kindProblem}`);
+  if (input.payload === undefined) return;
+  const problem = findUnstorableJson(input.payload);
+  if (!problem) return;
+  throw new NudgeError(
+    problem.problem === 'too-deep' ? 'PAYLOAD_TOO_DEEP' : 'PAYLOAD_UNSTORABLE',
+    `${where}payload${problem.path}: ${problem.reason}`,
+  );
+}
+
+/** {@link assertStorableInput} for each job of a batch, naming the first at fault by its index. */
+export function assertStorableInputs(inputs: readonly EnqueueInput[]): void {
+  inputs.forEach((input, index) => assertStorableInput(input, inputs.length > 1 ? `jobs/${index}/` : ''));
+}
+
+/**
+ * Failures with their messages as both dialects can store them (see `toStorableError`): a
+ * handler's error text is arbitrary, and one unstorable message must not fail a whole batch.
+ */
+export function storableFailures(items: readonly FailInput[]): readonly FailInput[] {
+  return items.map((item) => {
+    const error = toStorableError(item.error);
+    return error === item.error ? item : { ...item, error };
+  });
+}
