@@ -15,6 +15,10 @@ export const ERROR_CODES = {
     summary:
       'The payload (or the kind) holds what no dialect stores as sent: U+0000, a lone UTF-16 surrogate, or a number that is not finite.',
   },
+  INVALID_BATCH: {
+    status: 400,
+    summary: 'One or more jobs of a batch are invalid; `errors` names each by index. Nothing was written.',
+  },
   JOB_NOT_FOUND: { status: 404, summary: 'No job has that id.' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'No route matches the method and path.' },
   BODY_TOO_LARGE: { status: 413, summary: 'The body is larger than the configured limit.' },

@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { JsonValue } from '@nudge/core';
+import type { EnqueueInput } from '@nudge/store';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 
@@ -40,3 +42,15 @@ export const createJobBodySchema = Type.Object(
 
 /** The static type of {@link createJobBodySchema}. */
 export type CreateJobBody = Static<typeof createJobBodySchema>;
+
+/** The store's input for a validated body: `runAt` as a `Date`, the payload as JSON. */
+export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
+  return {
+    kind: body.kind,
+    // The body came from JSON.parse, so any value in it is JSON.
+    payload: body.payload as JsonValue | undefined,
+    priority: body.priority,
+    runAt: body.runAt === undefined ? undefined : new Date(body.runAt),
+    maxAttempts: body.maxAttempts,
+  };
+}

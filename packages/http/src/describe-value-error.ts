@@ -16,6 +16,8 @@ const DESCRIPTIONS: Partial<Record<ValueErrorType, Describe>> = {
   },
   [ValueErrorType.Object]: () => 'must be a JSON object',
   [ValueErrorType.Array]: () => 'must be a JSON array',
+  [ValueErrorType.ArrayMinItems]: (schema) => `must hold at least ${number(schema, 'minItems')} items`,
+  [ValueErrorType.ArrayMaxItems]: (schema) => `must hold at most ${number(schema, 'maxItems')} items`,
   [ValueErrorType.String]: () => 'must be a string',
   [ValueErrorType.StringMinLength]: (schema) =>
     `must be at least ${number(schema, 'minLength')} characters long`,
@@ -41,7 +43,13 @@ const SILENT_VALUE = new Set([
 
 /** The offending value as JSON, cut to 60 characters. */
 function preview(value: unknown): string {
-  const json = JSON.stringify(value) ?? String(value);
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? String(value);
+  } catch {
+    // A value nested deeper than the stack: say so rather than fail the request.
+    return Array.isArray(value) ? 'a deeply nested array' : 'a deeply nested value';
+  }
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 

@@ -2,23 +2,39 @@ import { STATUS_CODES } from 'node:http';
 import { Type, type Static } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '@nudge/core';
 
+const codeSchema = Type.Unsafe<ErrorCode>(Type.String({ enum: Object.keys(ERROR_CODES) }));
+
+/** One refused job of a batch: its index in `jobs`, and why, as a single job would be refused. */
+export const batchProblemSchema = Type.Object({
+  index: Type.Integer({ minimum: 0 }),
+  code: codeSchema,
+  message: Type.String(),
+});
+
+/** The static type of {@link batchProblemSchema}. */
+export type BatchProblem = Static<typeof batchProblemSchema>;
+
 /**
  * Body of every error response: the HTTP status, a stable `code` from `ERROR_CODES`
  * (documented in `docs/errors.md`), the status's reason phrase, and a message that says what to
- * fix.
+ * fix; a refused batch adds `errors`.
  */
 export const errorBodySchema = Type.Object({
   statusCode: Type.Integer(),
-  code: Type.Unsafe<ErrorCode>(Type.String({ enum: Object.keys(ERROR_CODES) })),
+  code: codeSchema,
   error: Type.String({ description: 'HTTP reason phrase, such as "Bad Request".' }),
   message: Type.String(),
+  errors: Type.Optional(
+    Type.Array(batchProblemSchema, { description: '`INVALID_BATCH` only: every refused job of the batch.' }),
+  ),
 });
 
 /** The static type of {@link errorBodySchema}. */
 export type ErrorBody = Static<typeof errorBodySchema>;
 
-/** The error body of `code` with its status from `ERROR_CODES`. */
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
+/** The error body of `code` with its status from `ERROR_CODES`, and a batch's problems if any. */
+export function errorBody(code: ErrorCode, message: string, errors?: readonly BatchProblem[]): ErrorBody {
   const statusCode = ERROR_CODES[code].status;
-  return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message };
+  const body: ErrorBody = { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message };
+  return errors ? { ...body, errors: [...errors] } : body;
 }

@@ -1,4 +1,5 @@
 import { NudgeError, type ErrorCode } from '@nudge/core';
+import { BatchRejectedError } from './batch-rejected-error.js';
 import { errorBody, type ErrorBody } from './error-body.js';
 
 /** An error turned into its response, and how loudly to log it. */
@@ -47,7 +48,8 @@ function propertyOf(error: unknown, key: string): unknown {
 export function toHttpError(error: unknown, bodyLimitBytes: number): HttpError {
   if (error instanceof NudgeError) {
     const logLevel = error.statusCode < 500 ? 'info' : error.code === 'NOT_READY' ? 'warn' : 'error';
-    return { body: errorBody(error.code, error.message), logLevel };
+    const problems = error instanceof BatchRejectedError ? error.problems : undefined;
+    return { body: errorBody(error.code, error.message, problems), logLevel };
   }
   const fastifyCode = propertyOf(error, 'code');
   const known = typeof fastifyCode === 'string' ? FASTIFY_ERRORS[fastifyCode] : undefined;

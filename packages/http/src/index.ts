@@ -8,3 +8,5 @@ export { createJobBodySchema, type CreateJobBody } from './create-job-body.js';
 export { jobViewSchema, toJobView, type JobView } from './job-view.js';
 export { errorBodySchema, errorBody, type ErrorBody } from './error-body.js';
 export { isIsoDateTime } from './date-time-format.js';
+export { MAX_BATCH_JOBS, createJobBatchBodySchema } from './job-batch-route.js';
+export { batchProblemSchema, type BatchProblem } from './error-body.js';

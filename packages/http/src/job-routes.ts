@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { NudgeError, type JsonValue } from '@nudge/core';
+import { NudgeError } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
-import { createJobBodySchema } from './create-job-body.js';
+import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
 import { jobViewSchema, toJobView } from './job-view.js';
@@ -32,24 +32,15 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
     '/jobs',
     { schema: { body: createJobBodySchema, response: { 201: jobViewSchema, ...errors } } },
     async (request, reply) => {
-      const { kind, payload, priority, runAt, maxAttempts } = request.body;
+      const { kind } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
-      const job = await engine
-        .enqueue({
-          kind,
-          // The body came from JSON.parse, so any value in it is JSON.
-          payload: payload as JsonValue | undefined,
-          priority,
-          runAt: runAt === undefined ? undefined : new Date(runAt),
-          maxAttempts,
-        })
-        .catch((error: unknown) => {
-          // The store refuses what no dialect stores alike; name the field as validation does.
-          if (error instanceof NudgeError && error.statusCode === 400) {
-            throw new NudgeError(error.code, `body/${error.message}`);
-          }
-          throw error;
-        });
+      const job = await engine.enqueue(toEnqueueInput(request.body)).catch((error: unknown) => {
+        // The store refuses what no dialect stores alike; name the field as validation does.
+        if (error instanceof NudgeError && error.statusCode === 400) {
+          throw new NudgeError(error.code, `body/${error.message}`);
+        }
+        throw error;
+      });
       void reply.code(201).header('location', `/jobs/${job.id}`);
       return toJobView(job);
     },

@@ -3,3 +3,4 @@ export { createStore, sqlitePath, type CreateStoreOptions } from './create-store
 export { DEFAULT_PRIORITY } from './default-priority.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
+export { assertStorableInput } from './storable-input.js';

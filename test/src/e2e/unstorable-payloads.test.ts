@@ -18,11 +18,23 @@ import {
 
 interface Answer {
   readonly status: number;
-  readonly body: { code?: string; message?: string; id?: number; payload?: unknown };
+  readonly body: {
+    code?: string;
+    message?: string;
+    id?: number;
+    payload?: unknown;
+    jobs?: Array<{ id: number }>;
+    errors?: Array<{ index: number; code: string }>;
+  };
 }
 
-async function post(url: string, body: string, contentType = 'application/json'): Promise<Answer> {
-  const response = await fetch(`${url}/jobs`, {
+async function post(
+  url: string,
+  body: string,
+  contentType = 'application/json',
+  route = '/jobs',
+): Promise<Answer> {
+  const response = await fetch(`${url}${route}`, {
     method: 'POST',
     headers: { 'content-type': contentType },
     body,
@@ -120,7 +132,7 @@ const hostileChar = fc.oneof(
 );
 
 for (const dialect of DIALECTS) {
-  describe(`hostile payloads through POST /jobs: ${dialect}`, () => {
+  describe(`hostile payloads through POST /jobs and POST /jobs/batch: ${dialect}`, () => {
     let db: TestDatabase;
     let store: Store;
     let server: RunningServer;
@@ -191,6 +203,54 @@ for (const dialect of DIALECTS) {
           }
         }),
         { numRuns: 150 },
+      );
+    });
+
+    it('a batch holding a job nested 5,000 levels deep: 400 INVALID_BATCH naming it, nothing written', async () => {
+      const before = await rows();
+      const body = `{"jobs":[{"kind":"noop"},${nested(5000)},{"kind":"noop","payload":${nested(5000)}}]}`;
+      const answer = await post(server.url, body, undefined, '/jobs/batch');
+      assert.equal(answer.status, 400, JSON.stringify(answer.body).slice(0, 300));
+      assert.equal(answer.body.code, 'INVALID_BATCH');
+      assert.deepEqual(
+        answer.body.errors?.map((e) => [e.index, e.code]),
+        [
+          [1, 'INVALID_REQUEST'],
+          [2, 'PAYLOAD_TOO_DEEP'],
+        ],
+      );
+      assert.equal(await rows(), before);
+    });
+
+    it('property: a batch is written whole with every payload equal, or refused whole naming each bad job', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.jsonValue({ maxDepth: 3, stringUnit: hostileChar }), { minLength: 1, maxLength: 6 }),
+          async (payloads) => {
+            const before = await rows();
+            const body = JSON.stringify({ jobs: payloads.map((payload) => ({ kind: 'noop', payload })) });
+            const answer = await post(server.url, body, undefined, '/jobs/batch');
+            assert.ok(answer.status < 500, `${answer.status}: ${JSON.stringify(answer.body)}`);
+            const sent = payloads.map((p) => JSON.parse(JSON.stringify(p)) as unknown);
+            const bad = sent.flatMap((p, index) => (findUnstorableJson(p) ? [index] : []));
+            if (bad.length > 0) {
+              assert.equal(answer.status, 400);
+              assert.deepEqual(
+                answer.body.errors?.map((e) => e.index),
+                bad,
+              );
+              assert.equal(await rows(), before, 'a refused batch wrote nothing');
+            } else {
+              assert.equal(answer.status, 201, JSON.stringify(answer.body));
+              const stored = await Promise.all((answer.body.jobs ?? []).map((job) => store.getJob(job.id)));
+              assert.deepEqual(
+                stored.map((job) => job?.payload),
+                sent,
+              );
+            }
+          },
+        ),
+        { numRuns: 60 },
       );
     });
   });

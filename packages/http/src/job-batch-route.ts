@@ -1,0 +1,89 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { NudgeError } from '@nudge/core';
+import { assertStorableInput, type EnqueueInput, type Store } from '@nudge/store';
+import { BatchRejectedError } from './batch-rejected-error.js';
+import type { ClaimEngine } from './claim-engine.js';
+import { createJobBodySchema, toEnqueueInput, type CreateJobBody } from './create-job-body.js';
+import { describeValueError } from './describe-value-error.js';
+import { errorBodySchema, type BatchProblem } from './error-body.js';
+import { jobViewSchema, toJobView } from './job-view.js';
+import { unknownKindError } from './unknown-kind-error.js';
+
+/** Most jobs one `POST /jobs/batch` takes. */
+export const MAX_BATCH_JOBS = 1000;
+
+/** Body of `POST /jobs/batch`: each item is checked as a `POST /jobs` body, by index. */
+export const createJobBatchBodySchema = Type.Object(
+  {
+    jobs: Type.Array(Type.Unknown({ description: 'A job, as the body of `POST /jobs`.' }), {
+      minItems: 1,
+      maxItems: MAX_BATCH_JOBS,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const checkJob = TypeCompiler.Compile(createJobBodySchema);
+
+/** Why job `index` cannot be enqueued, or `undefined` when it can. */
+function problemOf(job: unknown, index: number, kinds: readonly string[]): BatchProblem | undefined {
+  if (!checkJob.Check(job)) {
+    const first = checkJob.Errors(job).First();
+    const field = first?.path.slice(1) || 'the job';
+    return {
+      index,
+      code: 'INVALID_REQUEST',
+      message: `${field} ${first ? describeValueError(first) : 'is invalid'}`,
+    };
+  }
+  if (!kinds.includes(job.kind)) {
+    return { index, code: 'UNKNOWN_KIND', message: unknownKindError(job.kind, kinds).message };
+  }
+  try {
+    assertStorableInput(toEnqueueInput(job));
+  } catch (error) {
+    if (error instanceof NudgeError) return { index, code: error.code, message: error.message };
+    throw error;
+  }
+  return undefined;
+}
+
+/**
+ * `POST /jobs/batch` `{"jobs": [...]}`: up to {@link MAX_BATCH_JOBS} jobs, each as the body of
+ * `POST /jobs`, written all or nothing in one transaction (multi-row inserts). Answers `201`
+ * `{"jobs": [...]}` with each job's view in input order, then requests one claim. When any job is
+ * invalid it answers `400 INVALID_BATCH` whose `errors` names every invalid job by index, with
+ * the code and message a single `POST /jobs` would give, and writes nothing.
+ */
+export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: ClaimEngine }> = async (
+  app,
+  { store, engine },
+) => {
+  app.post(
+    '/jobs/batch',
+    {
+      schema: {
+        body: createJobBatchBodySchema,
+        response: {
+          201: Type.Object({ jobs: Type.Array(jobViewSchema) }),
+          '4xx': errorBodySchema,
+          '5xx': errorBodySchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { jobs } = request.body;
+      const problems = jobs
+        .map((job, index) => problemOf(job, index, engine.kinds))
+        .filter((problem): problem is BatchProblem => problem !== undefined);
+      if (problems.length > 0) throw new BatchRejectedError(problems, jobs.length);
+      const inputs: EnqueueInput[] = (jobs as CreateJobBody[]).map(toEnqueueInput);
+      const written = await store.enqueueMany(inputs);
+      engine.requestClaim();
+      void reply.code(201);
+      return { jobs: written.map(toJobView) };
+    },
+  );
+};
