@@ -35,6 +35,8 @@ export interface ServerConfig {
   readonly port: number;
   /** `NUDGE_POLL_INTERVAL_MS`: time between polls for due jobs, in ms. */
   readonly pollIntervalMs: number;
+  /** `NUDGE_LISTEN`: wake on PostgreSQL notifications of new jobs (`LISTEN`). */
+  readonly listen: boolean;
   /** `NUDGE_LEASE_MS`: lease of a claimed job, in ms. */
   readonly leaseMs: number;
   /** `NUDGE_SWEEP_INTERVAL_MS`: time between sweeps for expired leases, in ms. */
@@ -123,6 +125,11 @@ function envSchema(cwd: string) {
     HOST: z.string().default('127.0.0.1').describe('a host name or IP address'),
     PORT: wholeNumber(0, 65535, 3000),
     NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
+    NUDGE_LISTEN: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true')
+      .describe('true or false'),
     NUDGE_LEASE_MS: wholeNumber(300, MAX_TIMER_MS, 30_000, ' of ms'),
     NUDGE_SWEEP_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_JOB_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS, 300_000, ' of ms'),
@@ -190,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     host: e.HOST,
     port: e.PORT,
     pollIntervalMs: e.NUDGE_POLL_INTERVAL_MS,
+    listen: e.NUDGE_LISTEN,
     leaseMs: e.NUDGE_LEASE_MS,
     sweepIntervalMs: e.NUDGE_SWEEP_INTERVAL_MS,
     jobTimeoutMs: e.NUDGE_JOB_TIMEOUT_MS,

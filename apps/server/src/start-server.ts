@@ -64,6 +64,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       maxClaimBatch: config.maxClaimBatch,
       cpuThreadNice: config.cpuThreadNice,
       pollIntervalMs: config.pollIntervalMs,
+      listen: config.listen,
       leaseMs: config.leaseMs,
       sweepIntervalMs: config.sweepIntervalMs,
       jobTimeoutMs: config.jobTimeoutMs,

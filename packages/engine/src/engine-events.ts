@@ -40,6 +40,10 @@ export interface EngineEvents {
   'unhandled:failed': UnhandledKindsRun;
   /** Outcomes could not be written; they are kept and retried. */
   'outcome:error': { error: unknown };
+  /** The listener for new jobs is listening: at start, and again after each reconnection. */
+  'listen:ready': { reconnected: boolean };
+  /** The listener reported new runnable jobs (or reconnected); a claim was requested. */
+  'listen:wake': Record<string, never>;
   /** The engine has stopped; no job of this instance is running. */
   stopped: Record<string, never>;
 }

@@ -37,6 +37,11 @@ export interface EngineOptions {
   readonly workerId?: string;
   /** Time between polls, in ms, jittered by ±10 %. @defaultValue 1000 */
   readonly pollIntervalMs?: number;
+  /**
+   * Wake on the database's notification of new runnable jobs (PostgreSQL `LISTEN`, one session
+   * connection per instance); ignored by a store that cannot listen. @defaultValue true
+   */
+  readonly listen?: boolean;
   /** Lease length, in ms; heartbeats renew it every third of it. @defaultValue 30000 */
   readonly leaseMs?: number;
   /** Time between sweeps for expired leases, in ms. @defaultValue 5000 */
@@ -93,6 +98,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxClaimBatch: wholeNumber('maxClaimBatch', options.maxClaimBatch ?? 500, 1, 10_000),
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     pollIntervalMs: wholeNumber('pollIntervalMs', options.pollIntervalMs ?? 1000, 1),
+    listen: options.listen ?? true,
     leaseMs: wholeNumber('leaseMs', options.leaseMs ?? 30_000, 300),
     sweepIntervalMs: wholeNumber('sweepIntervalMs', options.sweepIntervalMs ?? 5000, 1),
     jobTimeoutMs: wholeNumber('jobTimeoutMs', options.jobTimeoutMs ?? 300_000, 1),

@@ -21,6 +21,7 @@ import { describeHandlers } from './threads/describe-handlers.js';
 import type { KindInfo } from './threads/handler.js';
 import { startThreadPools } from './threads/start-thread-pools.js';
 import type { ThreadPool } from './threads/thread-pool.js';
+import { NewJobsWaker } from './new-jobs-waker.js';
 import { UnhandledKindsFailer, type UnhandledKindsRun } from './unhandled-kinds.js';
 
 /** Slots of one execution class. */
@@ -50,6 +51,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   readonly #rescuer: Rescuer;
   readonly #scheduler: Scheduler;
   readonly #unhandled: UnhandledKindsFailer;
+  readonly #waker: NewJobsWaker;
   #started = false;
   #stopping: Promise<void> | undefined;
 
@@ -137,6 +139,12 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       instanceTtlMs: 2 * options.leaseMs,
       registered: () => this.#leaseKeeper.registered,
     });
+    this.#waker = new NewJobsWaker({
+      store,
+      listen: options.listen,
+      emit,
+      requestClaim: () => this.requestClaim(),
+    });
   }
 
   /**
@@ -197,6 +205,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#scheduler.start();
     this.#unhandled.start();
     this.#claimer.start();
+    this.#waker.start();
   }
 
   /** Asks for a claim pass (coalesced); does nothing before {@link start} or after {@link stop}. */
@@ -278,16 +287,18 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   stop(): Promise<void> {
     this.#stopping ??= shutdownEngine({
       options: this.options,
-      services: [this.#claimer, this.#rescuer, this.#scheduler, this.#unhandled],
+      services: [this.#waker, this.#claimer, this.#rescuer, this.#scheduler, this.#unhandled],
       claimer: this.#claimer,
       executor: this.#executor,
       leaseKeeper: this.#leaseKeeper,
       writer: this.#writer,
       started: this.#started,
       slotFreed: () => new Promise((resolve) => this.once('slot:freed', () => resolve())),
-    }).then(() => {
-      this.emit('stopped', {});
-    });
+    })
+      .then(() => this.#waker.closed())
+      .then(() => {
+        this.emit('stopped', {});
+      });
     return this.#stopping;
   }
 }

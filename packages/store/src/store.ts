@@ -30,6 +30,20 @@ export interface EnqueueInput {
   readonly maxAttempts?: number;
 }
 
+/** What {@link Store.listenForNewJobs} calls. */
+export interface NewJobsHandlers {
+  /** Runnable jobs were inserted, or the listener (re)connected and some may have been. */
+  readonly onWake: () => void;
+  /** The listener is listening: at the start, and again after each reconnection. */
+  readonly onReady?: (reconnected: boolean) => void;
+}
+
+/** A running {@link Store.listenForNewJobs} listener. */
+export interface NewJobsListener {
+  /** Stops listening and closes the connection; no wake follows. */
+  close(): Promise<void>;
+}
+
 /** Identifies one attempt: the row plus the fencing token the claim returned. */
 export interface JobLease {
   readonly id: number;
@@ -202,6 +216,14 @@ export interface Store {
   ping(): Promise<void>;
   /** The database clock. */
   now(): Promise<Date>;
+
+  /**
+   * Calls `handlers.onWake` whenever runnable jobs were inserted, on a dedicated connection that
+   * reconnects after it drops (PostgreSQL `LISTEN`; a store whose `capabilities.supportsListen` is
+   * false has no such method). A wake is a hint, never the guarantee: notifications sent while the
+   * connection is down are lost, so each (re)connection also wakes once.
+   */
+  listenForNewJobs?(handlers: NewJobsHandlers): NewJobsListener;
 
   /** Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now. */
   enqueue(input: EnqueueInput): Promise<Job>;

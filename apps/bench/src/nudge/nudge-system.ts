@@ -23,8 +23,11 @@ const HANDLERS = fileURLToPath(new URL('../handlers.js', import.meta.url));
 export interface RunningNudge extends RunningSystem {
   /** `DATABASE_URL` of the servers. */
   readonly databaseUrl: string;
-  /** Enqueues one job the outbox way: a plain `INSERT` of `(kind, payload)`, then `POST /nudge`. */
-  enqueueOneOutbox(kind: BenchKind, payload: BenchPayload): Promise<void>;
+  /**
+   * Enqueues one job the outbox way: a plain `INSERT` of `(kind, payload)`, then `POST /nudge`
+   * unless `wake` is false (on PostgreSQL the servers' `LISTEN` wakes them anyway).
+   */
+  enqueueOneOutbox(kind: BenchKind, payload: BenchPayload, wake?: boolean): Promise<void>;
 }
 
 class NudgeInstances implements RunningNudge {
@@ -58,9 +61,9 @@ class NudgeInstances implements RunningNudge {
     this.#track({ first: job.id, last: job.id }, 1);
   }
 
-  async enqueueOneOutbox(kind: BenchKind, payload: BenchPayload): Promise<void> {
+  async enqueueOneOutbox(kind: BenchKind, payload: BenchPayload, wake = true): Promise<void> {
     this.#track(await this.#db.insertJobs(kind, [payload]), 1);
-    await this.wake();
+    if (wake) await this.wake();
   }
 
   async enqueueBatch(kind: BenchKind, payloads: readonly BenchPayload[]): Promise<void> {

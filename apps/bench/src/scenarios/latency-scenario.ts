@@ -56,7 +56,7 @@ async function sequentialLatency(
 export const latencyScenario: Scenario = {
   name: 'latency',
   summary:
-    'sequential jobs, each enqueued once the previous one started: enqueue call → handler start; nudge through POST /jobs and through a plain INSERT + POST /nudge',
+    'sequential jobs, each enqueued once the previous one started: enqueue call → handler start; nudge through POST /jobs, through a plain INSERT + POST /nudge, and (PostgreSQL) a plain INSERT woken by LISTEN/NOTIFY',
   run: async (context) => {
     const jobs = context.options.latencyJobs;
     const results: SystemResult[] = [];
@@ -77,6 +77,13 @@ export const latencyScenario: Scenario = {
         );
         context.log(`latency ${spec.label} INSERT + POST /nudge: p50/p95/p99 ${viaInsert.display ?? ''} ms`);
         results.push({ id: `${spec.id}-outbox`, label: `${spec.label} INSERT + POST /nudge`, ...viaInsert });
+        if (spec.id !== 'nudge') return;
+        // PostgreSQL only: the insert trigger's NOTIFY wakes the server, no POST /nudge.
+        const viaListen = await sequentialLatency(system, context.listener, jobs, (payload) =>
+          nudge.enqueueOneOutbox('latency', payload, false),
+        );
+        context.log(`latency ${spec.label} INSERT alone (LISTEN): p50/p95/p99 ${viaListen.display ?? ''} ms`);
+        results.push({ id: `${spec.id}-listen`, label: `${spec.label} INSERT alone (LISTEN)`, ...viaListen });
       });
     }
     return comparisonRows(

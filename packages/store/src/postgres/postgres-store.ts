@@ -10,6 +10,8 @@ import type {
   FailOutcome,
   InstanceInput,
   JobLease,
+  NewJobsHandlers,
+  NewJobsListener,
   PromoteInput,
   PromoteResult,
   SchemaState,
@@ -25,6 +27,7 @@ import { toStatusCounts } from '../count-by-status.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
+import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
@@ -94,6 +97,8 @@ export class PostgresStore implements Store {
   /** Connections whose commits do not wait for the disk: outcome writes and heartbeats. */
   readonly #outcomes: pg.Pool;
   readonly #kysely: Kysely<PgSchema>;
+  readonly #connectionString: string;
+  readonly #listenerOptions: PgJobListenerOptions;
 
   /** Connects lazily to `connectionString` (`postgres://…`); call {@link migrate} before use. */
   constructor(connectionString: string, options: PostgresStoreOptions = {}) {
@@ -106,6 +111,12 @@ export class PostgresStore implements Store {
     this.#pool = createPgPool(connectionString, poolOptions);
     this.#outcomes = createPgPool(connectionString, { ...poolOptions, max: 3, durableCommits: false });
     this.#kysely = new Kysely<PgSchema>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+    this.#connectionString = connectionString;
+    this.#listenerOptions = { connectTimeoutMs: poolOptions.connectTimeoutMs, logger: poolOptions.logger };
+  }
+
+  listenForNewJobs(handlers: NewJobsHandlers): NewJobsListener {
+    return new PgJobListener(this.#connectionString, handlers, this.#listenerOptions);
   }
 
   async migrate(): Promise<number[]> {

@@ -1,0 +1,113 @@
+// PostgreSQL LISTEN/NOTIFY: a producer's plain INSERT wakes the instance without POST /nudge and
+// long before the poll; the listener recovers from a killed connection; a burst of notifications
+// costs a bounded number of claim queries. The poll interval is a minute throughout, so only a
+// notification can explain a prompt start.
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Engine } from '@nudge/engine';
+import { describeEngine, rawQuery, waitForEvent, waitUntil, type EngineCase } from '../helpers/index.js';
+
+const POLL_MS = 60_000;
+
+async function listeningEngine(t: EngineCase): Promise<Engine> {
+  const engine = await t.engine({ threads: 1, pollIntervalMs: POLL_MS });
+  const ready = waitForEvent(engine, 'listen:ready');
+  const idle = waitForEvent(engine, 'claim:empty');
+  engine.start();
+  await Promise.all([ready, idle]);
+  return engine;
+}
+
+/** When each job started (`performance.now()`), recorded from the moment the engine exists. */
+function startTimes(engine: Engine): Map<number, number> {
+  const times = new Map<number, number>();
+  engine.on('job:started', ({ job }: { job: { id: number } }) => times.set(job.id, performance.now()));
+  return times;
+}
+
+/** Inserts one job with plain SQL, as a producer in any language would, and times its start (ms). */
+async function insertAndTimeStart(t: EngineCase, started: Map<number, number>): Promise<number> {
+  const before = performance.now();
+  const [row] = await rawQuery<{ id: number | string }>(
+    t.db,
+    `INSERT INTO nudge_jobs (kind, payload) VALUES ('noop', '{}') RETURNING id`,
+  );
+  const id = Number(row?.id);
+  const at = await waitUntil(() => started.get(id), 10_000, 1, `job ${id} to start`);
+  return at - before;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+}
+
+describeEngine(
+  'engine: LISTEN/NOTIFY wakes',
+  (t) => {
+    it('a plain INSERT starts well within the poll interval, without POST /nudge', async (c) => {
+      const engine = await listeningEngine(t);
+      const started = startTimes(engine);
+      const ms: number[] = [];
+      for (let i = 0; i < 50; i += 1) ms.push(await insertAndTimeStart(t, started));
+      ms.sort((a, b) => a - b);
+      c.diagnostic(
+        `INSERT → start: p50 ${percentile(ms, 0.5).toFixed(2)} ms, p99 ${percentile(ms, 0.99).toFixed(2)} ms`,
+      );
+      assert.ok(percentile(ms, 0.99) < POLL_MS / 60, `p99 ${percentile(ms, 0.99)} ms`);
+    });
+
+    it('after its backend is terminated, the listener reconnects and wakes the instance again', async () => {
+      const engine = await listeningEngine(t);
+      const started = startTimes(engine);
+      const [listener] = await rawQuery<{ pid: number }>(
+        t.db,
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+      );
+      assert.ok(listener, 'a backend runs LISTEN');
+      const reconnected = waitForEvent<{ reconnected: boolean }>(
+        engine,
+        'listen:ready',
+        (e) => e.reconnected,
+      );
+      await rawQuery(t.db, 'SELECT pg_terminate_backend($1)', [listener.pid]);
+      await reconnected;
+      assert.ok((await insertAndTimeStart(t, started)) < 5000);
+    });
+
+    it('1,000 notifications in a burst cause at most two claim queries', async () => {
+      const engine = await listeningEngine(t);
+      let wakes = 0;
+      let queries = 0;
+      engine.on('listen:wake', () => (wakes += 1));
+      engine.on('claim:query', () => (queries += 1));
+      // Distinct payloads, so PostgreSQL delivers all 1,000 at the commit instead of folding them.
+      const idle = waitForEvent(engine, 'claim:empty');
+      await rawQuery(t.db, `SELECT pg_notify('nudge_jobs', g::text) FROM generate_series(1, 1000) AS g`);
+      await idle;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(wakes, 1000);
+      assert.ok(queries >= 1 && queries <= 2, `expected 1 or 2 claim queries, got ${queries}`);
+    });
+
+    it('stays silent for jobs inserted already claimed or scheduled for later, and with NUDGE_LISTEN off', async () => {
+      const engine = await listeningEngine(t);
+      let wakes = 0;
+      engine.on('listen:wake', () => (wakes += 1));
+      await rawQuery(t.db, `INSERT INTO nudge_jobs (kind, run_at) VALUES ('noop', now() + interval '1 day')`);
+      const claimed = await engine.enqueue({ kind: 'noop' });
+      assert.equal(claimed.status, 'RUNNING');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(wakes, 0);
+      await engine.stop();
+      const quiet = await t.engine({ threads: 1, pollIntervalMs: POLL_MS, listen: false });
+      quiet.on('listen:ready', () => assert.fail('listened with listen: false'));
+      quiet.start();
+      const [listeners] = await rawQuery<{ n: number | string }>(
+        t.db,
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+      );
+      assert.equal(Number(listeners?.n), 0);
+    });
+  },
+  ['postgres'],
+);
