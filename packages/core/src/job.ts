@@ -26,6 +26,8 @@ export interface Job {
   readonly claimedBy: string | null;
   readonly leaseExpiresAt: Date | null;
   readonly lastError: string | null;
+  /** Unique per kind while the row is kept; `null` when the producer gave none. */
+  readonly idempotencyKey: string | null;
   readonly result: JsonValue | null;
   readonly createdAt: Date;
   /** Start of the latest attempt. */

@@ -54,6 +54,11 @@ export class Claimer {
   readonly #poll: PeriodicTimer;
   /** Classes whose last claim came back full, or that were asked for while full. */
   readonly #mayHaveMore = new Set<ExecutionClass>();
+  /**
+   * Requests that found no free slot and ran nothing; a pass compares the count before and after
+   * its round trip to spot the ones it owes a claim.
+   */
+  #skipped = 0;
   #running = false;
 
   constructor(options: ClaimerOptions) {
@@ -92,6 +97,7 @@ export class Claimer {
   request(): void {
     if (!this.#running) return;
     if (!this.#anyFree()) {
+      this.#skipped += 1;
       for (const execution of this.#options.kinds.keys()) this.#mayHaveMore.add(execution);
       return;
     }
@@ -117,6 +123,7 @@ export class Claimer {
     const limit = groups.reduce((sum, group) => sum + group.limit, 0);
     if (limit === 0) return { claimed: 0, limit: 0 };
     this.#options.emit('claim:query', { limit });
+    const skippedBefore = this.#skipped;
     let jobs: ClaimedJob[] = [];
     try {
       jobs = await this.#options.store.claim({
@@ -133,15 +140,23 @@ export class Claimer {
       const execution = this.#options.classOf(job.kind);
       if (execution) counts.set(execution, (counts.get(execution) ?? 0) + 1);
     }
+    // A request during the round trip (a nudge, a notification) may be for a job this claim's
+    // snapshot could not see; if it found every slot held by this pass, it ran no query. So once
+    // this pass has given its unused slots back, it requests again, once for all such requests.
+    // (A request that found a free slot started or queued a pass of its own.)
+    const missed = this.#skipped !== skippedBefore;
+    let gaveBack = false;
     classes.forEach((execution, i) => {
       const groupLimit = groups[i]?.limit ?? 0;
       const claimed = counts.get(execution) ?? 0;
       if (groupLimit > 0 && claimed >= groupLimit) this.#mayHaveMore.add(execution);
       else if (groupLimit > 0) this.#mayHaveMore.delete(execution);
+      if (groupLimit > claimed) gaveBack = true;
       this.#options.unreserve(execution, groupLimit - claimed);
     });
     this.#options.emit(jobs.length > 0 ? 'claim:claimed' : 'claim:empty', { count: jobs.length, limit });
     if (jobs.length > 0) this.#options.start(jobs);
+    if (missed && gaveBack) this.request();
     return { claimed: jobs.length, limit };
   }
 

@@ -1,13 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import {
-  EXECUTION_CLASSES,
-  retryDelayMs,
-  type BackoffOptions,
-  type ExecutionClass,
-  type Job,
-} from '@nudge/core';
-import type { EnqueueInput } from '@nudge/store';
+import { EXECUTION_CLASSES, retryDelayMs, type BackoffOptions, type ExecutionClass } from '@nudge/core';
+import type { EnqueuedJob, EnqueueInput } from '@nudge/store';
 import { Claimer } from './claimer.js';
 import type { EngineEvents } from './engine-events.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
@@ -220,7 +214,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    * trip; otherwise it is inserted as usual and a claim is requested.
    * @returns the job as stored (`RUNNING` when this instance took it)
    */
-  async enqueue(input: EnqueueInput): Promise<Job> {
+  async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
     const { store } = this.options;
     const execution = this.#kinds.get(input.kind);
     const held =
@@ -230,7 +224,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       this.requestClaim();
       return job;
     }
-    let job: Job;
+    let job: EnqueuedJob;
     try {
       job = await store.enqueueAndClaim(input, {
         workerId: this.options.workerId,
@@ -241,7 +235,8 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       this.#executor.unreserve(execution, 1);
       throw error;
     }
-    if (job.status !== 'RUNNING') {
+    // A job whose idempotency key existed was not written by this call: never start it here.
+    if (!job.created || job.status !== 'RUNNING') {
       this.#executor.unreserve(execution, 1);
       this.requestClaim();
       return job;

@@ -6,6 +6,8 @@ import { EXPECTED_KEYWORD } from './describe-value-error.js';
 
 /** Longest job kind accepted, in characters. */
 export const MAX_KIND_LENGTH = 200;
+/** Longest idempotency key accepted, in characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 /** Range of `priority`; lower runs first. */
 export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
 /** Range of `maxAttempts`. */
@@ -36,6 +38,14 @@ export const createJobBodySchema = Type.Object(
     maxAttempts: Type.Optional(
       Type.Integer({ ...MAX_ATTEMPTS_RANGE, description: 'Attempts before the job is FAILED. Default 5.' }),
     ),
+    idempotencyKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+        description:
+          'While a job of this kind with this key is kept, enqueueing it again creates nothing and answers the existing job.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -52,5 +62,6 @@ export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
     priority: body.priority,
     runAt: body.runAt === undefined ? undefined : new Date(body.runAt),
     maxAttempts: body.maxAttempts,
+    idempotencyKey: body.idempotencyKey,
   };
 }

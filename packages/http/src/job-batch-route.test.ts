@@ -41,6 +41,28 @@ describe('POST /jobs/batch', () => {
     assert.equal(t.claimRequests() - claimsBefore, 1);
   });
 
+  it('marks jobs whose idempotency key existed, and answers 200 when every one did', async () => {
+    const jobs = [
+      { kind: 'echo', idempotencyKey: 'a' },
+      { kind: 'echo', idempotencyKey: 'b' },
+      { kind: 'echo', idempotencyKey: 'a' },
+    ];
+    const first = await t.app.inject({ method: 'POST', url: '/jobs/batch', payload: { jobs } });
+    assert.equal(first.statusCode, 201);
+    const views = jsonBody(first).jobs as Array<{ id: number; created: boolean }>;
+    assert.deepEqual(
+      views.map((v) => v.created),
+      [true, true, false],
+    );
+    assert.equal(views[2]?.id, views[0]?.id);
+    const again = await t.app.inject({ method: 'POST', url: '/jobs/batch', payload: { jobs } });
+    assert.equal(again.statusCode, 200);
+    assert.deepEqual(
+      (jsonBody(again).jobs as Array<{ id: number; created: boolean }>).map((v) => [v.id, v.created]),
+      views.map((v) => [v.id, false]),
+    );
+  });
+
   it('refuses a batch with invalid jobs, naming each by index with its code, and writes nothing', async () => {
     const before = await total();
     const claimsBefore = t.claimRequests();

@@ -27,6 +27,18 @@ export const createJobBatchBodySchema = Type.Object(
 
 const checkJob = TypeCompiler.Compile(createJobBodySchema);
 
+/** The answer: each job's view in input order, and whether this batch created it. */
+const batchAnswerSchema = Type.Object({
+  jobs: Type.Array(
+    Type.Composite([
+      jobViewSchema,
+      Type.Object({
+        created: Type.Boolean({ description: 'false when the job existed under its idempotency key.' }),
+      }),
+    ]),
+  ),
+});
+
 /** Why job `index` cannot be enqueued, or `undefined` when it can. */
 function problemOf(job: unknown, index: number, kinds: readonly string[]): BatchProblem | undefined {
   if (!checkJob.Check(job)) {
@@ -53,7 +65,8 @@ function problemOf(job: unknown, index: number, kinds: readonly string[]): Batch
 /**
  * `POST /jobs/batch` `{"jobs": [...]}`: up to {@link MAX_BATCH_JOBS} jobs, each as the body of
  * `POST /jobs`, written all or nothing in one transaction (multi-row inserts). Answers `201`
- * `{"jobs": [...]}` with each job's view in input order, then requests one claim. When any job is
+ * `{"jobs": [...]}` with each job's view in input order and `created` (false for a job whose kind
+ * and idempotency key existed; `200` when that holds for all), then requests one claim. When any job is
  * invalid it answers `400 INVALID_BATCH` whose `errors` names every invalid job by index, with
  * the code and message a single `POST /jobs` would give, and writes nothing.
  */
@@ -67,7 +80,8 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: Cl
       schema: {
         body: createJobBatchBodySchema,
         response: {
-          201: Type.Object({ jobs: Type.Array(jobViewSchema) }),
+          201: batchAnswerSchema,
+          200: batchAnswerSchema,
           '4xx': errorBodySchema,
           '5xx': errorBodySchema,
         },
@@ -82,8 +96,9 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: Cl
       const inputs: EnqueueInput[] = (jobs as CreateJobBody[]).map(toEnqueueInput);
       const written = await store.enqueueMany(inputs);
       engine.requestClaim();
-      void reply.code(201);
-      return { jobs: written.map(toJobView) };
+      // 201 when the batch created any job; 200 when every job's idempotency key existed.
+      void reply.code(written.some((job) => job.created) ? 201 : 200);
+      return { jobs: written.map((job) => ({ ...toJobView(job), created: job.created })) };
     },
   );
 };

@@ -9,6 +9,22 @@ describe('POST /jobs and GET /jobs/:id', () => {
   });
   after(async () => t.close());
 
+  it('an existing kind and idempotency key answers 200 with that job and creates nothing', async () => {
+    const body = { kind: 'echo', payload: { n: 1 }, idempotencyKey: 'invoice-7' };
+    const created = await t.app.inject({ method: 'POST', url: '/jobs', payload: body });
+    assert.equal(created.statusCode, 201);
+    assert.equal(jsonBody(created).idempotencyKey, 'invoice-7');
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/jobs',
+      payload: { ...body, payload: { n: 2 } },
+    });
+    assert.equal(again.statusCode, 200);
+    assert.equal(jsonBody(again).id, jsonBody(created).id);
+    assert.deepEqual(jsonBody(again).payload, { n: 1 });
+    assert.equal(again.headers.location, created.headers.location);
+  });
+
   it('creates a job with every field and reads it back', async () => {
     const body = {
       kind: 'sendEmail',
@@ -27,6 +43,7 @@ describe('POST /jobs and GET /jobs/:id', () => {
       'createdAt',
       'finishedAt',
       'id',
+      'idempotencyKey',
       'kind',
       'lastError',
       'maxAttempts',

@@ -22,15 +22,18 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  * - `POST /jobs` validates the body ({@link createJobBodySchema}), refuses a kind the engine has
  *   no handler for (`400 UNKNOWN_KIND`), enqueues the job through the engine (which starts it at
  *   once when this instance has a free slot and nothing due should run first, else requests a
- *   claim) and answers `201` with the job's view and a `Location` header. A payload no dialect
- *   stores alike answers `400 PAYLOAD_TOO_DEEP` or `400 PAYLOAD_UNSTORABLE` naming its JSON Pointer.
- *   A refused request writes nothing.
+ *   claim) and answers `201` with the job's view and a `Location` header. A job whose kind and
+ *   `idempotencyKey` exist creates nothing and answers `200` with the existing job. A payload no
+ *   dialect stores alike answers `400 PAYLOAD_TOO_DEEP` or `400 PAYLOAD_UNSTORABLE` naming its
+ *   JSON Pointer. A refused request writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app, { store, engine }) => {
   app.post(
     '/jobs',
-    { schema: { body: createJobBodySchema, response: { 201: jobViewSchema, ...errors } } },
+    {
+      schema: { body: createJobBodySchema, response: { 200: jobViewSchema, 201: jobViewSchema, ...errors } },
+    },
     async (request, reply) => {
       const { kind } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
@@ -41,7 +44,8 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
         }
         throw error;
       });
-      void reply.code(201).header('location', `/jobs/${job.id}`);
+      // An existing idempotency key: nothing was created, the existing job is the answer.
+      void reply.code(job.created ? 201 : 200).header('location', `/jobs/${job.id}`);
       return toJobView(job);
     },
   );

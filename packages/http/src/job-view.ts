@@ -20,6 +20,9 @@ export const jobViewSchema = Type.Object(
     payload: Type.Unknown({ description: 'The handler input, any JSON value.' }),
     result: Type.Unknown({ description: "The handler's return value once SUCCEEDED, else null." }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the latest attempt failed.' }),
+    idempotencyKey: Type.Union([Type.String(), Type.Null()], {
+      description: "The producer's idempotency key, unique per kind while the job is kept.",
+    }),
     createdAt: timestamp('When the job was enqueued.'),
     startedAt: nullableTimestamp('Start of the latest attempt.'),
     finishedAt: nullableTimestamp('When the job reached SUCCEEDED, FAILED or CANCELLED.'),
@@ -43,6 +46,7 @@ export function toJobView(job: Job): JobView {
     payload: job.payload,
     result: job.result,
     lastError: job.lastError,
+    idempotencyKey: job.idempotencyKey,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,

@@ -113,7 +113,8 @@ const CASES: readonly Case[] = [
     request: { method: 'POST', url: '/jobs', payload: { kind: 'echo', delay: 5 } },
     status: 400,
     code: 'INVALID_REQUEST',
-    message: /body\/delay is not allowed \(allowed: kind, payload, priority, runAt, maxAttempts\)/,
+    message:
+      /body\/delay is not allowed \(allowed: kind, payload, priority, runAt, maxAttempts, idempotencyKey\)/,
   },
   {
     name: 'a body that is an array',

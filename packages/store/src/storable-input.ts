@@ -13,6 +13,8 @@ import type { EnqueueInput, FailInput } from './store.js';
 export function assertStorableInput(input: EnqueueInput, where = ''): void {
   const kindProblem = unstorableText(input.kind);
   if (kindProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}kind ${kindProblem}`);
+  const keyProblem = input.idempotencyKey === undefined ? undefined : unstorableText(input.idempotencyKey);
+  if (keyProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}idempotencyKey ${keyProblem}`);
   if (input.payload === undefined) return;
   const problem = findUnstorableJson(input.payload);
   if (!problem) return;

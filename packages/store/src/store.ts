@@ -28,7 +28,16 @@ export interface EnqueueInput {
   readonly runAt?: Date;
   /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
   readonly maxAttempts?: number;
+  /**
+   * Makes the enqueue idempotent: while a job of the same kind with this key is kept, enqueueing
+   * it again writes nothing and returns that job (`created: false`), also under concurrent
+   * producers. @defaultValue none
+   */
+  readonly idempotencyKey?: string;
 }
+
+/** A job as an enqueue left it, and whether this call wrote it (`false`: its key existed). */
+export type EnqueuedJob = Job & { readonly created: boolean };
 
 /** What {@link Store.listenForNewJobs} calls. */
 export interface NewJobsHandlers {
@@ -226,17 +235,22 @@ export interface Store {
   listenForNewJobs?(handlers: NewJobsHandlers): NewJobsListener;
 
   /** Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now. */
-  enqueue(input: EnqueueInput): Promise<Job>;
-  /** Inserts many jobs in one transaction, returned in input order. */
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]>;
+  enqueue(input: EnqueueInput): Promise<EnqueuedJob>;
+  /**
+   * Inserts many jobs in one transaction, returned in input order; a job whose kind and
+   * idempotency key exist (or repeat an earlier job of the batch) comes back as that job.
+   */
+  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]>;
   /**
    * Inserts one job already claimed by `claim.workerId` (`RUNNING`, attempt 1, version 1, leased)
    * when it is due now and no due `PENDING` job of `claim.kinds` comes at or before it in claim
    * order; otherwise inserts it as {@link enqueue} does. Decided inside the one statement, so
    * the claim order holds against concurrent producers and claimers.
+   * A job whose kind and idempotency key exist is returned as it is, `created: false`: never
+   * claimed by this call, whatever its status.
    * @returns the job as stored: `status` tells whether it was claimed
    */
-  enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job>;
+  enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob>;
   /** One job, or `undefined` for an unknown id. */
   getJob(id: number): Promise<Job | undefined>;
   /** Number of jobs in each status (every status present, zero included). */

@@ -61,7 +61,11 @@ describeStore('scheduling', (t) => {
   });
 
   it('enqueueAndClaim claims for itself when nothing due is ahead in claim order', async () => {
-    const job = await t.store.enqueueAndClaim({ kind: 'k', payload: { n: 1 }, maxAttempts: 2 }, SELF);
+    const { created, ...job } = await t.store.enqueueAndClaim(
+      { kind: 'k', payload: { n: 1 }, maxAttempts: 2 },
+      SELF,
+    );
+    assert.equal(created, true);
     assert.equal(job.status, 'RUNNING');
     assert.equal(job.attempts, 1);
     assert.equal(job.version, 1);

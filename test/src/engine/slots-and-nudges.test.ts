@@ -2,6 +2,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readlinkSync } from 'node:fs';
 import { getPriority } from 'node:os';
+import type { ClaimInput, ClaimedJob, Store } from '@nudge/store';
 import { describeEngine, waitForEvent, waitUntil } from '../helpers/index.js';
 
 describeEngine('engine slots and claim coalescing', (t) => {
@@ -44,9 +45,11 @@ describeEngine('engine slots and claim coalescing', (t) => {
   });
 
   it('1,000 nudges in a burst cause at most two claim queries', async () => {
-    const engine = await t.engine({ threads: 2, pollIntervalMs: 60_000 });
+    const engine = await t.engine({ threads: 2, pollIntervalMs: 60_000, listen: false });
     engine.start();
     await waitForEvent(engine, 'claim:empty');
+    // Let the start's claims settle (a request during the first one is owed a second).
+    await new Promise((resolve) => setTimeout(resolve, 100));
     let queries = 0;
     engine.on('claim:query', () => (queries += 1));
     const idle = waitForEvent(engine, 'claim:empty');
@@ -54,6 +57,38 @@ describeEngine('engine slots and claim coalescing', (t) => {
     await idle;
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(queries >= 1 && queries <= 2, `expected 1 or 2 claim queries, got ${queries}`);
+  });
+
+  it('a wake that finds every slot held by a claim in flight is not lost', async () => {
+    // The claim in flight saw no job; one is inserted and a wake requested before it answers. The
+    // wake finds no free slot (the pass holds them all), so the pass must claim again once it
+    // gives its slots back; otherwise the job would wait for the poll, a minute away.
+    let armed = false;
+    const claim = t.store.claim.bind(t.store);
+    const spy = new Proxy(t.store, {
+      get: (target, key: keyof Store): unknown => {
+        if (key === 'claim') {
+          return async (input: ClaimInput): Promise<ClaimedJob[]> => {
+            const jobs = await claim(input);
+            if (armed) {
+              armed = false;
+              await t.store.enqueue({ kind: 'noop' });
+              engine.requestClaim();
+            }
+            return jobs;
+          };
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const engine = await t.engine({ store: spy, threads: 1, pollIntervalMs: 60_000, listen: false });
+    engine.start();
+    await waitForEvent(engine, 'claim:empty');
+    armed = true;
+    const started = waitForEvent(engine, 'job:started', () => true, 5000);
+    engine.requestClaim();
+    await started;
   });
 
   it('a freed slot claims the next job at once, without waiting for the poll', async () => {
@@ -66,7 +101,8 @@ describeEngine('engine slots and claim coalescing', (t) => {
   });
 
   it('enqueue through the engine starts the job in the insert when a slot is free, without a claim query', async () => {
-    const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000 });
+    // No listener: its wake on connecting would be a claim query of its own.
+    const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000, listen: false });
     engine.start();
     await waitForEvent(engine, 'claim:empty');
     let queries = 0;
@@ -83,6 +119,24 @@ describeEngine('engine slots and claim coalescing', (t) => {
     );
     assert.equal(done.version, 1);
     assert.equal(queries, 0, 'no claim round trip');
+  });
+
+  it('enqueue through the engine with an existing idempotency key returns that job and starts nothing', async () => {
+    const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000, listen: false });
+    engine.start();
+    await waitForEvent(engine, 'claim:empty');
+    const runs: number[] = [];
+    engine.on('job:started', ({ job }: { job: { id: number } }) => runs.push(job.id));
+    const first = await engine.enqueue({ kind: 'echo', idempotencyKey: 'k1' });
+    assert.equal(first.created, true);
+    await waitForEvent<{ id: number }>(engine, 'job:succeeded', (lease) => lease.id === first.id);
+    const again = await engine.enqueue({ kind: 'echo', idempotencyKey: 'k1' });
+    assert.equal(again.created, false);
+    assert.equal(again.id, first.id);
+    assert.equal(again.status, 'SUCCEEDED');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(runs, [first.id], 'it ran once');
+    assert.deepEqual(engine.slots.cpu, { total: 1, free: 1 }, 'the slot held for the insert was given back');
   });
 
   it('enqueue through the engine does not jump a due job that should run first', async () => {

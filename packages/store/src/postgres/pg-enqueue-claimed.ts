@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import type { Job } from '@nudge/core';
 import { DEFAULT_PRIORITY } from '../default-priority.js';
-import type { EnqueueInput, SelfClaimInput } from '../store.js';
+import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 
 /** Optional fields: present ones are bound, absent ones fall to the column defaults. */
@@ -9,6 +8,7 @@ const OPTIONAL = [
   { field: 'payload', column: 'payload', type: 'jsonb' },
   { field: 'runAt', column: 'run_at', type: 'timestamptz' },
   { field: 'maxAttempts', column: 'max_attempts', type: 'integer' },
+  { field: 'idempotencyKey', column: 'idempotency_key', type: 'text' },
 ] as const;
 
 type OptionalField = (typeof OPTIONAL)[number];
@@ -16,7 +16,8 @@ type OptionalField = (typeof OPTIONAL)[number];
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to $1) only when it is due
 // and no due PENDING job of the competing kinds comes at or before it in claim order
 // (priority <= its priority); the check and the insert are one statement, so no separate read
-// can go stale. Otherwise it is inserted exactly as a plain enqueue would be.
+// can go stale. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and
+// idempotency key exist inserts nothing: it is read back and never claimed by this call.
 function enqueueClaimedSql(present: readonly OptionalField[]): string {
   const columns = ['kind', 'priority', ...present.map((o) => o.column)];
   const values = ['$4', '$5::integer', ...present.map((o, i) => `$${6 + i}::${o.type}`)];
@@ -36,6 +37,7 @@ SELECT ${values.join(', ')},
                   SELECT 1 FROM nudge_jobs
                    WHERE status = 'PENDING' AND priority <= $5::integer AND run_at <= n.now
                      AND kind = ANY($3::text[])) AS claim) AS c
+ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING *`;
 }
 
@@ -46,7 +48,7 @@ export async function pgEnqueueClaimed(
   pool: pg.Pool,
   input: EnqueueInput,
   claim: SelfClaimInput,
-): Promise<Job> {
+): Promise<EnqueuedJob> {
   const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
   const key = present.map((o) => o.field).join('_') || 'bare';
   let text = statements.get(key);
@@ -67,6 +69,13 @@ export async function pgEnqueueClaimed(
   }
   const { rows } = await pool.query<PgJobRow>({ name: `nudge_enqueue_claimed_${key}`, text, values });
   const row = rows[0];
-  if (!row) throw new Error('INSERT … RETURNING returned no row');
-  return pgRowToJob(row);
+  if (row) return { ...pgRowToJob(row), created: true };
+  if (input.idempotencyKey === undefined) throw new Error('INSERT … RETURNING returned no row');
+  const existing = await pool.query<PgJobRow>(
+    'SELECT * FROM nudge_jobs WHERE kind = $1 AND idempotency_key = $2',
+    [input.kind, input.idempotencyKey],
+  );
+  const found = existing.rows[0];
+  // The existing job vanished in between: enqueue it again as any other producer would.
+  return found ? { ...pgRowToJob(found), created: false } : pgEnqueueClaimed(pool, input, claim);
 }

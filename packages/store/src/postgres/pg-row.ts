@@ -14,6 +14,7 @@ export interface PgJobRow {
   claimed_by: string | null;
   lease_expires_at: Date | null;
   last_error: string | null;
+  idempotency_key: string | null;
   result: JsonValue | null;
   created_at: Date;
   started_at: Date | null;
@@ -35,6 +36,7 @@ export function pgRowToJob(row: PgJobRow): Job {
     claimedBy: row.claimed_by,
     leaseExpiresAt: row.lease_expires_at,
     lastError: row.last_error,
+    idempotencyKey: row.idempotency_key,
     result: row.result,
     createdAt: row.created_at,
     startedAt: row.started_at,

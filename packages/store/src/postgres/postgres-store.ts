@@ -1,10 +1,11 @@
 import type pg from 'pg';
-import { Kysely, PostgresDialect, sql, type Generated, type Insertable } from 'kysely';
-import { silentLogger, type Job, type JobStatus, type JsonValue, type Logger } from '@nudge/core';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { silentLogger, type Job, type JobStatus, type Logger } from '@nudge/core';
 import type {
   ClaimInput,
   ClaimedJob,
   CompleteInput,
+  EnqueuedJob,
   EnqueueInput,
   FailInput,
   FailOutcome,
@@ -27,6 +28,7 @@ import { toStatusCounts } from '../count-by-status.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
+import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
@@ -36,27 +38,9 @@ import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
 import { createPgPool } from './pg-pool.js';
 import { pgPromote } from './pg-promote.js';
 import { pgRelease } from './pg-release.js';
-import { pgRowToJob, type PgJobRow } from './pg-row.js';
+import { pgRowToJob } from './pg-row.js';
 import { pgSweep } from './pg-sweep.js';
 import { pgFailUnhandledKinds } from './pg-unhandled-kinds.js';
-
-interface PgSchema {
-  nudge_jobs: Omit<PgJobRow, 'id' | 'payload'> & { id: Generated<number>; payload: string | JsonValue };
-}
-
-// Rows per INSERT: 5 columns each stays far below PostgreSQL's 65,535 bind parameters.
-const INSERT_CHUNK = 1000;
-
-function toRow(input: EnqueueInput): Insertable<PgSchema['nudge_jobs']> {
-  const row: Partial<Insertable<PgSchema['nudge_jobs']>> = { kind: input.kind };
-  // jsonb parameters go as JSON text: node-postgres would send a JS array as a PostgreSQL array.
-  if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
-  if (input.priority !== undefined) row.priority = input.priority;
-  // A future run_at becomes SCHEDULED through the table's insert trigger.
-  if (input.runAt !== undefined) row.run_at = input.runAt;
-  if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
-  return row as Insertable<PgSchema['nudge_jobs']>;
-}
 
 /** Options for {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -138,33 +122,18 @@ export class PostgresStore implements Store {
     return row.now;
   }
 
-  async enqueue(input: EnqueueInput): Promise<Job> {
+  async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
-    const row = await this.#kysely
-      .insertInto('nudge_jobs')
-      .values(toRow(input))
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return pgRowToJob(row);
+    return pgEnqueueOne(this.#kysely, input);
   }
 
-  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]> {
+  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
     if (inputs.length === 0) return [];
     assertStorableInputs(inputs);
-    const rows = await this.#kysely.transaction().execute(async (trx) => {
-      const inserted: PgJobRow[] = [];
-      for (let start = 0; start < inputs.length; start += INSERT_CHUNK) {
-        const chunk = inputs.slice(start, start + INSERT_CHUNK).map(toRow);
-        const batch = await trx.insertInto('nudge_jobs').values(chunk).returningAll().execute();
-        inserted.push(...(batch as PgJobRow[]));
-      }
-      return inserted;
-    });
-    // Identity values ascend in VALUES order within one transaction.
-    return rows.sort((a, b) => a.id - b.id).map(pgRowToJob);
+    return pgEnqueueMany(this.#kysely, inputs);
   }
 
-  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job> {
+  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
     return pgEnqueueClaimed(this.#pool, input, claim);
   }

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { Job } from '@nudge/core';
 import { DEFAULT_PRIORITY } from '../default-priority.js';
-import type { EnqueueInput, SelfClaimInput } from '../store.js';
+import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 
@@ -10,6 +9,7 @@ const OPTIONAL = [
   { field: 'payload', column: 'payload' },
   { field: 'runAt', column: 'run_at' },
   { field: 'maxAttempts', column: 'max_attempts' },
+  { field: 'idempotencyKey', column: 'idempotency_key' },
 ] as const;
 
 type OptionalField = (typeof OPTIONAL)[number];
@@ -17,7 +17,9 @@ type OptionalField = (typeof OPTIONAL)[number];
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to @workerId) only when it
 // is due and no due PENDING job of the competing kinds comes at or before it in claim order
 // (priority <= its priority); the check and the insert are one statement under BEGIN IMMEDIATE.
-// Otherwise it is inserted exactly as a plain enqueue would be.
+// Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and idempotency
+// key exist inserts nothing and is read back, never claimed by this call. (`WHERE true` lets
+// SQLite parse the upsert clause after a SELECT.)
 function enqueueClaimedSql(present: readonly OptionalField[]): string {
   const columns = ['kind', 'priority', ...present.map((o) => o.column)];
   const values = ['@kind', '@priority', ...present.map((o) => `@${o.field}`)];
@@ -35,15 +37,20 @@ SELECT ${values.join(', ')},
           SELECT 1 FROM nudge_jobs
            WHERE status = 'PENDING' AND priority <= @priority AND run_at <= ${SQLITE_NOW}
              AND kind IN (SELECT value FROM json_each(@kinds))) AS claim) AS c
+ WHERE true
+ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING *`;
 }
 
 /** Prepares the SQLite enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */
 export function createSqliteEnqueueClaimed(
   db: Database.Database,
-): (input: EnqueueInput, claim: SelfClaimInput) => Job {
+): (input: EnqueueInput, claim: SelfClaimInput) => EnqueuedJob {
   const statements = new Map<string, Database.Statement<Record<string, unknown>, SqliteJobRow>>();
-  const insert = db.transaction((input: EnqueueInput, claim: SelfClaimInput) => {
+  const existing = db.prepare<[string, string], SqliteJobRow>(
+    'SELECT * FROM nudge_jobs WHERE kind = ? AND idempotency_key = ?',
+  );
+  const insert = db.transaction((input: EnqueueInput, claim: SelfClaimInput): EnqueuedJob => {
     const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
     const key = present.map((o) => o.field).join(',');
     let statement = statements.get(key);
@@ -62,9 +69,13 @@ export function createSqliteEnqueueClaimed(
     if (input.payload !== undefined) params.payload = JSON.stringify(input.payload);
     if (input.runAt !== undefined) params.runAt = input.runAt.toISOString();
     if (input.maxAttempts !== undefined) params.maxAttempts = input.maxAttempts;
+    if (input.idempotencyKey !== undefined) params.idempotencyKey = input.idempotencyKey;
     const row = statement.get(params);
-    if (!row) throw new Error('INSERT … RETURNING returned no row');
-    return sqliteRowToJob(row);
+    if (row) return { ...sqliteRowToJob(row), created: true };
+    const found =
+      input.idempotencyKey === undefined ? undefined : existing.get(input.kind, input.idempotencyKey);
+    if (!found) throw new Error('INSERT … RETURNING returned no row');
+    return { ...sqliteRowToJob(found), created: false };
   });
   return (input, claim) => insert.immediate(input, claim);
 }

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type InsertObject } from 'kysely';
-import type { Job } from '@nudge/core';
-import type { EnqueueInput } from '../store.js';
+import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow, type SqliteSchema } from './sqlite-row.js';
 
 function toRow(input: EnqueueInput): InsertObject<SqliteSchema, 'nudge_jobs'> {
@@ -15,18 +14,22 @@ function toRow(input: EnqueueInput): InsertObject<SqliteSchema, 'nudge_jobs'> {
     row.status = sql<string>`CASE WHEN ${runAt} > strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN 'SCHEDULED' ELSE 'PENDING' END`;
   }
   if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
+  if (input.idempotencyKey !== undefined) row.idempotency_key = input.idempotencyKey;
   return row;
 }
 
 /**
  * Prepares batch enqueue for SQLite. Kysely builds each INSERT (omitted fields fall to the
  * schema defaults); better-sqlite3 runs them all in one synchronous `BEGIN IMMEDIATE`
- * transaction, so a batch is atomic and nothing else on this connection interleaves with it.
+ * transaction, so a batch is atomic and nothing else on this connection interleaves with it. A
+ * job whose kind and idempotency key exist (or repeat an earlier job of the batch) inserts nothing
+ * (`ON CONFLICT … DO NOTHING`) and is read back; `BEGIN IMMEDIATE` holds the write lock, so no
+ * other process can insert the same key in between.
  */
 export function createSqliteEnqueue(
   db: Database.Database,
   kysely: Kysely<SqliteSchema>,
-): (inputs: readonly EnqueueInput[]) => Job[] {
+): (inputs: readonly EnqueueInput[]) => EnqueuedJob[] {
   const statements = new Map<string, Database.Statement<unknown[], SqliteJobRow>>();
   const prepared = (sql: string): Database.Statement<unknown[], SqliteJobRow> => {
     let statement = statements.get(sql);
@@ -36,12 +39,25 @@ export function createSqliteEnqueue(
     }
     return statement;
   };
+  const existing = db.prepare<[string, string], SqliteJobRow>(
+    'SELECT * FROM nudge_jobs WHERE kind = ? AND idempotency_key = ?',
+  );
   const insertAll = db.transaction((inputs: readonly EnqueueInput[]) =>
-    inputs.map((input) => {
-      const query = kysely.insertInto('nudge_jobs').values(toRow(input)).returningAll().compile();
+    inputs.map((input): EnqueuedJob => {
+      const query = kysely
+        .insertInto('nudge_jobs')
+        .values(toRow(input))
+        .onConflict((oc) =>
+          oc.columns(['kind', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+        )
+        .returningAll()
+        .compile();
       const row = prepared(query.sql).get(...query.parameters);
-      if (!row) throw new Error('INSERT … RETURNING returned no row');
-      return sqliteRowToJob(row);
+      if (row) return { ...sqliteRowToJob(row), created: true };
+      const found =
+        input.idempotencyKey === undefined ? undefined : existing.get(input.kind, input.idempotencyKey);
+      if (!found) throw new Error('INSERT … RETURNING returned no row');
+      return { ...sqliteRowToJob(found), created: false };
     }),
   );
   return (inputs) => (inputs.length === 0 ? [] : insertAll.immediate(inputs));

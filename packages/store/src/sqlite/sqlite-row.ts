@@ -15,6 +15,7 @@ export interface SqliteJobsTable {
   claimed_by: string | null;
   lease_expires_at: string | null;
   last_error: string | null;
+  idempotency_key: string | null;
   result: string | null;
   created_at: Generated<string>;
   started_at: string | null;
@@ -46,6 +47,7 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
     claimedBy: row.claimed_by,
     leaseExpiresAt: date(row.lease_expires_at),
     lastError: row.last_error,
+    idempotencyKey: row.idempotency_key,
     result: row.result === null ? null : (JSON.parse(row.result) as JsonValue),
     createdAt: new Date(row.created_at),
     startedAt: date(row.started_at),

@@ -5,6 +5,7 @@ import type {
   ClaimInput,
   ClaimedJob,
   CompleteInput,
+  EnqueuedJob,
   EnqueueInput,
   FailInput,
   FailOutcome,
@@ -60,7 +61,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #kysely: Kysely<SqliteSchema>;
   #hot: ReturnType<typeof prepareHotPath> | undefined;
-  #enqueue: ((inputs: readonly EnqueueInput[]) => Job[]) | undefined;
+  #enqueue: ((inputs: readonly EnqueueInput[]) => EnqueuedJob[]) | undefined;
 
   /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
   constructor(filename: string, options: SqliteStoreOptions = {}) {
@@ -93,19 +94,19 @@ export class SqliteStore implements Store {
     return new Date(row.now);
   }
 
-  async enqueue(input: EnqueueInput): Promise<Job> {
+  async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
     const [job] = await this.enqueueMany([input]);
     if (!job) throw new Error('enqueue returned no job');
     return job;
   }
 
-  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<Job[]> {
+  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
     assertStorableInputs(inputs);
     this.#enqueue ??= createSqliteEnqueue(this.#db, this.#kysely);
     return this.#enqueue(inputs);
   }
 
-  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<Job> {
+  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
     return this.#hotPath.enqueueClaimed(input, claim);
   }
