@@ -10,3 +10,4 @@ export { errorBodySchema, errorBody, type ErrorBody } from './error-body.js';
 export { isIsoDateTime } from './date-time-format.js';
 export { MAX_BATCH_JOBS, createJobBatchBodySchema } from './job-batch-route.js';
 export { batchProblemSchema, type BatchProblem } from './error-body.js';
+export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listJobsQuerySchema } from './job-list-route.js';

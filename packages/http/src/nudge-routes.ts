@@ -3,6 +3,7 @@ import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { healthRoutes } from './health-routes.js';
 import { jobBatchRoute } from './job-batch-route.js';
+import { jobListRoute } from './job-list-route.js';
 import { jobRoutes } from './job-routes.js';
 import { nudgeRoute } from './nudge-route.js';
 
@@ -15,9 +16,9 @@ export interface NudgeRoutesOptions {
 }
 
 /**
- * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs/:id`,
- * `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook; shutting the
- * engine and the store down in order is the caller's job.
+ * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
+ * `GET /jobs/:id`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
+ * shutting the engine and the store down in order is the caller's job.
  *
  * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
  * the routes rely on.
@@ -25,6 +26,7 @@ export interface NudgeRoutesOptions {
 export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (app, { store, engine }) => {
   await app.register(jobRoutes, { store, engine });
   await app.register(jobBatchRoute, { store, engine });
+  await app.register(jobListRoute, { store });
   await app.register(nudgeRoute, { engine });
   await app.register(healthRoutes, { store });
 };

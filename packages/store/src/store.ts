@@ -39,6 +39,18 @@ export interface EnqueueInput {
 /** A job as an enqueue left it, and whether this call wrote it (`false`: its key existed). */
 export type EnqueuedJob = Job & { readonly created: boolean };
 
+/** What {@link Store.listJobs} selects. */
+export interface ListJobsQuery {
+  /** Only these ids (the other filters are ignored). */
+  readonly ids?: readonly number[];
+  readonly status?: JobStatus;
+  readonly kind?: string;
+  /** Only ids below this one: the last id of the previous page. */
+  readonly beforeId?: number;
+  /** Most jobs returned. */
+  readonly limit: number;
+}
+
 /** What {@link Store.listenForNewJobs} calls. */
 export interface NewJobsHandlers {
   /** Runnable jobs were inserted, or the listener (re)connected and some may have been. */
@@ -253,6 +265,12 @@ export interface Store {
   enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob>;
   /** One job, or `undefined` for an unknown id. */
   getJob(id: number): Promise<Job | undefined>;
+  /**
+   * Jobs newest first (by id), a page at a time: those of `ids` when given, else those matching
+   * `status` and `kind`, with ids below `beforeId` (the keyset cursor: the last id of the previous
+   * page). Filters read the primary key backwards, so they are fast for recent or common jobs.
+   */
+  listJobs(query: ListJobsQuery): Promise<Job[]>;
   /** Number of jobs in each status (every status present, zero included). */
   countByStatus(): Promise<Record<JobStatus, number>>;
 

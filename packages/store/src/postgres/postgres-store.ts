@@ -11,6 +11,7 @@ import type {
   FailOutcome,
   InstanceInput,
   JobLease,
+  ListJobsQuery,
   NewJobsHandlers,
   NewJobsListener,
   PromoteInput,
@@ -145,6 +146,18 @@ export class PostgresStore implements Store {
       .where('id', '=', id)
       .executeTakeFirst();
     return row && pgRowToJob(row);
+  }
+  async listJobs(query: ListJobsQuery): Promise<Job[]> {
+    let select = this.#kysely.selectFrom('nudge_jobs').selectAll().orderBy('id', 'desc').limit(query.limit);
+    if (query.ids) {
+      if (query.ids.length === 0) return [];
+      select = select.where('id', 'in', [...query.ids]);
+    } else {
+      if (query.status !== undefined) select = select.where('status', '=', query.status);
+      if (query.kind !== undefined) select = select.where('kind', '=', query.kind);
+      if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
+    }
+    return (await select.execute()).map(pgRowToJob);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {

@@ -1,0 +1,42 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeStore, leaseOf } from './store-fixture.js';
+
+describeStore('listing', (t) => {
+  it('pages newest first with a keyset cursor, filtered by status and kind, or reads ids', async () => {
+    const jobs = await t.store.enqueueMany(
+      Array.from({ length: 7 }, (_, n) => ({ kind: n % 2 === 0 ? 'even' : 'odd', payload: { n } })),
+    );
+    const ids = jobs.map((job) => job.id);
+    const [claimed] = await t.claim(1, { kinds: ['even'] });
+    assert.ok(claimed);
+    await t.store.complete([{ ...leaseOf(claimed), resultJson: '{"ok":true}' }]);
+
+    const first = await t.store.listJobs({ limit: 3 });
+    assert.deepEqual(
+      first.map((job) => job.id),
+      ids.slice(-3).reverse(),
+    );
+    const second = await t.store.listJobs({ limit: 3, beforeId: first.at(-1)?.id });
+    assert.deepEqual(
+      second.map((job) => job.id),
+      ids.slice(1, 4).reverse(),
+    );
+    const odd = await t.store.listJobs({ limit: 10, kind: 'odd' });
+    assert.deepEqual(
+      odd.map((job) => job.id),
+      [ids[5], ids[3], ids[1]],
+    );
+    const done = await t.store.listJobs({ limit: 10, status: 'SUCCEEDED' });
+    assert.deepEqual(
+      done.map((job) => [job.id, job.result]),
+      [[claimed.id, { ok: true }]],
+    );
+    const picked = await t.store.listJobs({ ids: [ids[0] ?? 0, ids[4] ?? 0, 999_999], limit: 100 });
+    assert.deepEqual(
+      picked.map((job) => job.id),
+      [ids[4], ids[0]],
+    );
+    assert.deepEqual(await t.store.listJobs({ ids: [], limit: 100 }), []);
+  });
+});
