@@ -31,7 +31,8 @@ function whole(count: number): number {
 
 /**
  * `count` finished jobs, as months of history leave them: `SUCCEEDED`, one attempt, finished
- * over the last 30 days; then `VACUUM ANALYZE`, as autovacuum would have done by then.
+ * over the last 30 days; then `VACUUM ANALYZE`, as autovacuum would have done by then, and a
+ * `CHECKPOINT`, so writing out the new rows does not compete with the measurement.
  */
 export async function insertFinishedRows(databaseUrl: string, count: number): Promise<void> {
   await runSql(databaseUrl, [
@@ -40,13 +41,14 @@ export async function insertFinishedRows(databaseUrl: string, count: number): Pr
        FROM (SELECT now() - (g * interval '30 days' / ${whole(count)}) AS t
                FROM generate_series(1, ${whole(count)}) AS g) AS s`,
     'VACUUM ANALYZE nudge_jobs',
+    'CHECKPOINT',
   ]);
 }
 
 /**
  * `countEach` jobs scheduled for tomorrow and `countEach` jobs waiting on a retry backoff (one
  * failed attempt, due one to two hours from now, so none comes due while the scenario runs), all
- * with status {@link NOT_DUE_STATUS}; then `VACUUM ANALYZE`.
+ * with status {@link NOT_DUE_STATUS}; then `VACUUM ANALYZE` and a `CHECKPOINT`.
  */
 export async function insertNotDueRows(databaseUrl: string, countEach: number): Promise<void> {
   const n = whole(countEach);
@@ -59,6 +61,7 @@ export async function insertNotDueRows(databaseUrl: string, countEach: number): 
             now() + interval '1 hour' + (g * interval '1 hour' / ${n}), 'bench: simulated failure'
        FROM generate_series(1, ${n}) AS g`,
     'VACUUM ANALYZE nudge_jobs',
+    'CHECKPOINT',
   ]);
 }
 
