@@ -11,6 +11,8 @@ export interface Job {
   readonly id: number;
   /** Handler name the job is dispatched to. */
   readonly kind: string;
+  /** The named queue the job waits in; `'default'` unless the producer chose one. */
+  readonly queue: string;
   readonly payload: JsonValue;
   readonly status: JobStatus;
   /** Lower runs first; default 0, negative allowed. */
@@ -29,9 +31,31 @@ export interface Job {
   /** Unique per kind while the row is kept; `null` when the producer gave none. */
   readonly idempotencyKey: string | null;
   readonly result: JsonValue | null;
+  /** The latest progress the handler reported with `ctx.progress`, `null` before any. */
+  readonly progress: JsonValue | null;
+  /** The latest failed attempts' errors, oldest first, at most {@link MAX_ATTEMPT_ERRORS}. */
+  readonly errors: readonly AttemptError[];
   readonly createdAt: Date;
   /** Start of the latest attempt. */
   readonly startedAt: Date | null;
   /** When the job reached `SUCCEEDED`, `FAILED` or `CANCELLED`. */
   readonly finishedAt: Date | null;
+}
+
+/** The queue of a job enqueued without one: the `queue` column's default in every migration. */
+export const DEFAULT_QUEUE = 'default';
+
+/** Failed attempts whose errors a job keeps (the oldest is dropped first). */
+export const MAX_ATTEMPT_ERRORS = 10;
+
+/** One failed attempt, as kept in a job's `errors`. */
+export interface AttemptError {
+  /** The attempt's number, from 1. */
+  readonly attempt: number;
+  /** When the failure was recorded (database clock). */
+  readonly at: Date;
+  /** The error message (at most `MAX_ERROR_CHARS` characters). */
+  readonly error: string;
+  /** The worker id of the instance that ran the attempt, `null` when unknown. */
+  readonly instance: string | null;
 }

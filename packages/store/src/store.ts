@@ -19,6 +19,8 @@ export interface EnqueueInput {
   readonly kind: string;
   /** Handler input. @defaultValue `{}` */
   readonly payload?: JsonValue;
+  /** The named queue it waits in; a non-empty string. @defaultValue `'default'` */
+  readonly queue?: string;
   /** Lower runs first. @defaultValue 0 */
   readonly priority?: number;
   /**

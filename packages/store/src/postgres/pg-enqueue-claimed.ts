@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { DEFAULT_QUEUE } from '@nudge/core';
 import { DEFAULT_PRIORITY } from '../default-priority.js';
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
@@ -15,14 +16,14 @@ type OptionalField = (typeof OPTIONAL)[number];
 
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to $1) only when it is due
 // and no due PENDING job of the competing kinds comes at or before it in claim order
-// (priority <= its priority); the check and the insert are one statement, so no separate read
+// (priority <= its priority), and its queue is not paused; the check and the insert are one statement, so no separate read
 // can go stale. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and
 // idempotency key exist inserts nothing: it is read back and never claimed by this call.
 function enqueueClaimedSql(present: readonly OptionalField[]): string {
-  const columns = ['kind', 'priority', ...present.map((o) => o.column)];
-  const values = ['$4', '$5::integer', ...present.map((o, i) => `$${6 + i}::${o.type}`)];
+  const columns = ['kind', 'priority', 'queue', ...present.map((o) => o.column)];
+  const values = ['$4', '$5::integer', '$6::text', ...present.map((o, i) => `$${7 + i}::${o.type}`)];
   const runAtIndex = present.findIndex((o) => o.field === 'runAt');
-  const runAt = runAtIndex === -1 ? 'n.now' : `$${6 + runAtIndex}::timestamptz`;
+  const runAt = runAtIndex === -1 ? 'n.now' : `$${7 + runAtIndex}::timestamptz`;
   return `
 INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
 SELECT ${values.join(', ')},
@@ -36,7 +37,8 @@ SELECT ${values.join(', ')},
        LATERAL (SELECT ${runAt} <= n.now AND NOT EXISTS (
                   SELECT 1 FROM nudge_jobs
                    WHERE status = 'PENDING' AND priority <= $5::integer AND run_at <= n.now
-                     AND kind = ANY($3::text[])) AS claim) AS c
+                     AND kind = ANY($3::text[]))
+                  AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = $6::text AND paused) AS claim) AS c
 ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING *`;
 }
@@ -62,6 +64,7 @@ export async function pgEnqueueClaimed(
     claim.kinds,
     input.kind,
     input.priority ?? DEFAULT_PRIORITY,
+    input.queue ?? DEFAULT_QUEUE,
   ];
   for (const o of present) {
     // jsonb goes as JSON text: node-postgres would send a JS array as a PostgreSQL array.

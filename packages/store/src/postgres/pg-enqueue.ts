@@ -1,14 +1,22 @@
-import { sql, type Generated, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { sql, type ColumnType, type Generated, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { JsonValue } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
+import type { StoredAttemptError } from '../stored-attempt-error.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';
 
 /** The table as Kysely sees it. */
 export interface PgSchema {
-  nudge_jobs: Omit<PgJobRow, 'id' | 'payload'> & { id: Generated<number>; payload: string | JsonValue };
+  nudge_jobs: Omit<PgJobRow, 'id' | 'payload' | 'queue' | 'progress' | 'errors'> & {
+    id: Generated<number>;
+    payload: string | JsonValue;
+    queue: Generated<string>;
+    progress: ColumnType<JsonValue | null, string | null, string | null>;
+    errors: ColumnType<StoredAttemptError[], string | undefined, string>;
+  };
+  nudge_queues: { name: string; paused: Generated<boolean>; updated_at: Generated<Date> };
 }
 
-// Rows per INSERT: 6 columns each stays far below PostgreSQL's 65,535 bind parameters.
+// Rows per INSERT: 7 columns each stays far below PostgreSQL's 65,535 bind parameters.
 const INSERT_CHUNK = 1000;
 
 /** Tries of insert-then-read for one key, in case the existing row vanishes in between. */
@@ -18,6 +26,7 @@ function toRow(input: EnqueueInput): Insertable<PgSchema['nudge_jobs']> {
   const row: Partial<Insertable<PgSchema['nudge_jobs']>> = { kind: input.kind };
   // jsonb parameters go as JSON text: node-postgres would send a JS array as a PostgreSQL array.
   if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
+  if (input.queue !== undefined) row.queue = input.queue;
   if (input.priority !== undefined) row.priority = input.priority;
   // A future run_at becomes SCHEDULED through the table's insert trigger.
   if (input.runAt !== undefined) row.run_at = input.runAt;

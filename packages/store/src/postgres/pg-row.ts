@@ -1,9 +1,11 @@
 import type { Job, JobStatus, JsonValue } from '@nudge/core';
+import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
 /** A `nudge_jobs` row as node-postgres returns it (int8 parsed to number, jsonb parsed). */
 export interface PgJobRow {
   id: number;
   kind: string;
+  queue: string;
   payload: JsonValue;
   status: string;
   priority: number;
@@ -16,6 +18,9 @@ export interface PgJobRow {
   last_error: string | null;
   idempotency_key: string | null;
   result: JsonValue | null;
+  progress: JsonValue | null;
+  /** `[{attempt, at, error, instance}]`, `at` as ISO text. */
+  errors: StoredAttemptError[];
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -26,6 +31,7 @@ export function pgRowToJob(row: PgJobRow): Job {
   return {
     id: row.id,
     kind: row.kind,
+    queue: row.queue,
     payload: row.payload,
     status: row.status as JobStatus,
     priority: row.priority,
@@ -38,6 +44,8 @@ export function pgRowToJob(row: PgJobRow): Job {
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
     result: row.result,
+    progress: row.progress,
+    errors: row.errors.map(toAttemptError),
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,

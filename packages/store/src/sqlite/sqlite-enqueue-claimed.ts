@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { DEFAULT_QUEUE } from '@nudge/core';
 import { DEFAULT_PRIORITY } from '../default-priority.js';
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
@@ -17,12 +18,12 @@ type OptionalField = (typeof OPTIONAL)[number];
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to @workerId) only when it
 // is due and no due PENDING job of the competing kinds comes at or before it in claim order
 // (priority <= its priority); the check and the insert are one statement under BEGIN IMMEDIATE.
-// Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and idempotency
+// A job of a paused queue is never claimed here. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and idempotency
 // key exist inserts nothing and is read back, never claimed by this call. (`WHERE true` lets
 // SQLite parse the upsert clause after a SELECT.)
 function enqueueClaimedSql(present: readonly OptionalField[]): string {
-  const columns = ['kind', 'priority', ...present.map((o) => o.column)];
-  const values = ['@kind', '@priority', ...present.map((o) => `@${o.field}`)];
+  const columns = ['kind', 'queue', 'priority', ...present.map((o) => o.column)];
+  const values = ['@kind', '@queue', '@priority', ...present.map((o) => `@${o.field}`)];
   const runAt = present.some((o) => o.field === 'runAt') ? '@runAt' : SQLITE_NOW;
   return `
 INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
@@ -36,7 +37,8 @@ SELECT ${values.join(', ')},
   FROM (SELECT ${runAt} <= ${SQLITE_NOW} AND NOT EXISTS (
           SELECT 1 FROM nudge_jobs
            WHERE status = 'PENDING' AND priority <= @priority AND run_at <= ${SQLITE_NOW}
-             AND kind IN (SELECT value FROM json_each(@kinds))) AS claim) AS c
+             AND kind IN (SELECT value FROM json_each(@kinds)))
+          AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = @queue AND paused = 1) AS claim) AS c
  WHERE true
 ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING *`;
@@ -60,6 +62,7 @@ export function createSqliteEnqueueClaimed(
     }
     const params: Record<string, unknown> = {
       kind: input.kind,
+      queue: input.queue ?? DEFAULT_QUEUE,
       priority: input.priority ?? DEFAULT_PRIORITY,
       workerId: claim.workerId,
       leaseMs: claim.leaseMs,

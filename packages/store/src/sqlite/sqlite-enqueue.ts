@@ -6,6 +6,7 @@ import { sqliteRowToJob, type SqliteJobRow, type SqliteSchema } from './sqlite-r
 function toRow(input: EnqueueInput): InsertObject<SqliteSchema, 'nudge_jobs'> {
   const row: InsertObject<SqliteSchema, 'nudge_jobs'> = { kind: input.kind };
   if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
+  if (input.queue !== undefined) row.queue = input.queue;
   if (input.priority !== undefined) row.priority = input.priority;
   if (input.runAt !== undefined) {
     const runAt = input.runAt.toISOString();

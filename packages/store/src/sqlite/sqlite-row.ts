@@ -1,10 +1,12 @@
 import type { Generated, Selectable } from 'kysely';
 import type { Job, JobStatus, JsonValue } from '@nudge/core';
+import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
 /** The `nudge_jobs` table for Kysely: times and JSON are text; `Generated` columns have defaults. */
 export interface SqliteJobsTable {
   id: Generated<number>;
   kind: string;
+  queue: Generated<string>;
   payload: Generated<string>;
   status: Generated<string>;
   priority: Generated<number>;
@@ -17,6 +19,9 @@ export interface SqliteJobsTable {
   last_error: string | null;
   idempotency_key: string | null;
   result: string | null;
+  progress: string | null;
+  /** JSON text: `[{attempt, at, error, instance}]`. */
+  errors: Generated<string>;
   created_at: Generated<string>;
   started_at: string | null;
   finished_at: string | null;
@@ -25,6 +30,15 @@ export interface SqliteJobsTable {
 /** Kysely schema of the SQLite store. */
 export interface SqliteSchema {
   nudge_jobs: SqliteJobsTable;
+  nudge_queues: SqliteQueuesTable;
+}
+
+/** The `nudge_queues` table: queues an operator paused or resumed. */
+export interface SqliteQueuesTable {
+  name: string;
+  /** 1 when paused. */
+  paused: Generated<number>;
+  updated_at: Generated<string>;
 }
 
 /** A `nudge_jobs` row as better-sqlite3 returns it. */
@@ -37,6 +51,7 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
   return {
     id: row.id,
     kind: row.kind,
+    queue: row.queue,
     payload: JSON.parse(row.payload) as JsonValue,
     status: row.status as JobStatus,
     priority: row.priority,
@@ -49,6 +64,8 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
     result: row.result === null ? null : (JSON.parse(row.result) as JsonValue),
+    progress: row.progress === null ? null : (JSON.parse(row.progress) as JsonValue),
+    errors: (JSON.parse(row.errors) as StoredAttemptError[]).map(toAttemptError),
     createdAt: new Date(row.created_at),
     startedAt: date(row.started_at),
     finishedAt: date(row.finished_at),
