@@ -19,6 +19,14 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'One or more jobs of a batch are invalid; `errors` names each by index. Nothing was written.',
   },
+  PAYLOAD_INVALID: {
+    status: 400,
+    summary: "The payload does not match the JSON Schema the kind's handler declares.",
+  },
+  JOB_STATE_CONFLICT: {
+    status: 409,
+    summary: 'The job is in a status the operation does not apply to (cancel a finished job, retry a running one).',
+  },
   JOB_NOT_FOUND: { status: 404, summary: 'No job has that id.' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'No route matches the method and path.' },
   BODY_TOO_LARGE: { status: 413, summary: 'The body is larger than the configured limit.' },
