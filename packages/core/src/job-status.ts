@@ -9,7 +9,7 @@
  * - `SUCCEEDED`: the handler returned; `result` holds its JSON value.
  * - `FAILED`: attempts are used up, the failure was permanent, or no instance handles its kind;
  *   `last_error` says why.
- * - `CANCELLED`: withdrawn before it succeeded (set by later features).
+ * - `CANCELLED`: withdrawn before it finished (`POST /jobs/:id/cancel`); a retry makes it `PENDING` again.
  */
 export const JOB_STATUSES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 

@@ -241,9 +241,9 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       this.requestClaim();
       return job;
     }
-    const { id, version, kind, attempts } = job;
+    const { id, version, kind, queue, attempts } = job;
     this.#executor.start([
-      { id, version, kind, payloadJson: JSON.stringify(job.payload), attempt: attempts },
+      { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts },
     ]);
     return job;
   }

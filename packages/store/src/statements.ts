@@ -1,4 +1,4 @@
-// The hot-path SQL texts, for EXPLAIN in tests and benchmarks. Not part of the Store contract:
-// they change with the schema.
-export { pgClaimSql } from './postgres/pg-claim.js';
-export { sqliteClaimSql } from './sqlite/sqlite-claim.js';
+// The hot-path SQL, for EXPLAIN in tests and benchmarks. Not part of the Store contract: it
+// changes with the schema.
+export { buildPgClaim } from './postgres/pg-claim.js';
+export { buildSqliteClaim } from './sqlite/sqlite-claim.js';

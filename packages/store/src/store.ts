@@ -47,10 +47,31 @@ export interface ListJobsQuery {
   readonly ids?: readonly number[];
   readonly status?: JobStatus;
   readonly kind?: string;
+  readonly queue?: string;
   /** Only ids below this one: the last id of the previous page. */
   readonly beforeId?: number;
   /** Most jobs returned. */
   readonly limit: number;
+}
+
+/**
+ * What a cancel or a retry did: `changed` (the job moved; `previous` is the status it left),
+ * `conflict` (its status does not allow the move; `job` is as it is), or `not-found`.
+ */
+export type JobCommandResult =
+  | { readonly outcome: 'changed'; readonly job: Job; readonly previous: JobStatus }
+  | { readonly outcome: 'conflict'; readonly job: Job }
+  | { readonly outcome: 'not-found' };
+
+/** A named queue as operators see it: paused or not, and its unfinished jobs by status. */
+export interface QueueState {
+  readonly name: string;
+  readonly paused: boolean;
+  /** When it was last paused or resumed; `null` if never. */
+  readonly updatedAt: Date | null;
+  readonly scheduled: number;
+  readonly pending: number;
+  readonly running: number;
 }
 
 /** What {@link Store.listenForNewJobs} calls. */
@@ -73,12 +94,32 @@ export interface JobLease {
   readonly version: number;
 }
 
+/**
+ * Where a {@link ClaimGroup} takes jobs from: named queues, or every queue but some; and how many
+ * it may take from there. A queue with a cap on this instance is a source of its own, whose limit
+ * is what is left of the cap.
+ */
+export interface ClaimSource {
+  /** These queues; or, when omitted, every queue except those in `exceptQueues`. */
+  readonly queues?: readonly string[];
+  /** With `queues` omitted: queues not to read (those claimed as sources of their own). */
+  readonly exceptQueues?: readonly string[];
+  /** Most rows from this source; 0 reads nothing. */
+  readonly limit: number;
+}
+
 /** Kinds that share one claim limit, such as the kinds of one execution class. */
 export interface ClaimGroup {
   /** Kinds the claimer can run; a job of another kind is never claimed. Empty claims nothing. */
   readonly kinds: readonly string[];
-  /** Most rows to claim for this group; 0 claims nothing (and reads nothing). */
+  /** Most rows to claim for this group, over all its sources; 0 claims nothing (and reads nothing). */
   readonly limit: number;
+  /**
+   * Queues to claim from, each with its own limit; the group takes the first `limit` of what
+   * they offer, in claim order. Jobs of a paused queue are never claimed.
+   * @defaultValue every queue, up to `limit`
+   */
+  readonly sources?: readonly ClaimSource[];
 }
 
 /** Input of {@link Store.claim}. */
@@ -100,6 +141,7 @@ export interface ClaimInput {
  */
 export interface ClaimedJob extends JobLease {
   readonly kind: string;
+  readonly queue: string;
   /** The payload as JSON text. */
   readonly payloadJson: string;
   /** This attempt's number, from 1 (the row's `attempts` after the claim). */
@@ -277,8 +319,28 @@ export interface Store {
   countByStatus(): Promise<Record<JobStatus, number>>;
 
   /**
-   * Claims, for each group, up to its limit of due `PENDING` jobs of its kinds in
-   * `(priority, run_at, id)` order: sets `RUNNING`, bumps `version` and `attempts`, sets
+   * Cancels a `SCHEDULED`, `PENDING` or `RUNNING` job: `CANCELLED`, finished now, `version`
+   * bumped and lease cleared, so a running attempt's late outcome changes nothing and its
+   * heartbeat finds the lease gone. Any other status is a `conflict`.
+   */
+  cancelJob(id: number, now?: Date): Promise<JobCommandResult>;
+  /**
+   * Retries a `FAILED` or `CANCELLED` job: `PENDING`, due now, with fresh attempts (0), `version`
+   * bumped, result and progress cleared; the attempt-error history is kept. Any other status is
+   * a `conflict`.
+   */
+  retryJob(id: number, now?: Date): Promise<JobCommandResult>;
+  /** Pauses (no instance claims its jobs from the next claim on) or resumes a queue. */
+  setQueuePaused(name: string, paused: boolean): Promise<QueueState>;
+  /**
+   * Every queue that has unfinished jobs or was ever paused, by name, with its unfinished jobs
+   * counted by status.
+   */
+  listQueues(): Promise<QueueState[]>;
+
+  /**
+   * Claims, for each group, up to its limit of due `PENDING` jobs of its kinds and sources (never
+   * of a paused queue) in `(priority, run_at, id)` order: sets `RUNNING`, bumps `version` and `attempts`, sets
    * `claimed_by`, `started_at` and the lease. Reads only `PENDING` rows (the claim index holds
    * nothing else), and nothing for a group whose limit is 0.
    * @returns the claimed jobs, in no particular order

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { pgClaimSql, sqliteClaimSql } from '@nudge/store/statements';
+import { buildPgClaim, buildSqliteClaim } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
 
@@ -62,9 +62,12 @@ describe('a claim reads no more rows than it returns', () => {
     await client.connect();
     try {
       await client.query('BEGIN');
+      const claim = buildPgClaim({ workerId: 'w1', leaseMs: 60_000, groups: [] }, [
+        { kinds: ['k'], limit: LIMIT },
+      ]);
       const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${pgClaimSql(1)}`,
-        [null, 'w1', 60_000, ['k'], LIMIT],
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim.text}`,
+        claim.values,
       );
       await client.query('ROLLBACK');
       const plan = rows[0]?.['QUERY PLAN'][0].Plan;
@@ -90,9 +93,12 @@ describe('a claim reads no more rows than it returns', () => {
     const conn = new Database(sqliteDb.url.slice('sqlite:'.length), { readonly: true });
     let details: string[];
     try {
+      const claim = buildSqliteClaim({ workerId: 'w', leaseMs: 60_000, groups: [] }, [
+        { kinds: ['k'], limit: LIMIT },
+      ]);
       const plan = conn
-        .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sqliteClaimSql(1)}`)
-        .all({ now: null, workerId: 'w', leaseMs: 60_000, kinds0: '["k"]', limit0: LIMIT });
+        .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${claim.text}`)
+        .all(claim.params);
       details = plan.map((row) => row.detail);
     } finally {
       conn.close();

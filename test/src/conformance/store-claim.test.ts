@@ -22,7 +22,14 @@ describeStore('claims', (t) => {
       'run_at defaults to the database clock',
     );
     const [claimed] = await t.claim(10);
-    assert.deepEqual(claimed, { id: job.id, version: 1, kind: 'echo', payloadJson: '{"n": 1}', attempt: 1 });
+    assert.deepEqual(claimed, {
+      id: job.id,
+      version: 1,
+      kind: 'echo',
+      queue: 'default',
+      payloadJson: '{"n": 1}',
+      attempt: 1,
+    });
     assert.equal((await t.store.getJob(job.id))?.status, 'RUNNING');
   });
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { PostgresStore } from '@nudge/store';
-import { pgClaimSql } from '@nudge/store/statements';
+import { buildPgClaim } from '@nudge/store/statements';
 import { formatNumber, formatRatio } from '../format-number.js';
 import { median } from '../median.js';
 import type { ResultRow } from '../result-row.js';
@@ -31,9 +31,12 @@ async function claimBuffers(databaseUrl: string): Promise<number> {
   await client.connect();
   try {
     await client.query('BEGIN');
+    const claim = buildPgClaim({ workerId: 'bench-claim-explain', leaseMs: 60_000, groups: [] }, [
+      { kinds: ['noop'], limit: 1 },
+    ]);
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${pgClaimSql(1)}`,
-      [null, 'bench-claim-explain', 60_000, ['noop'], 1],
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim.text}`,
+      claim.values,
     );
     await client.query('ROLLBACK');
     const plan = rows[0]?.['QUERY PLAN'][0].Plan ?? {};

@@ -10,12 +10,14 @@ import type {
   FailInput,
   FailOutcome,
   InstanceInput,
+  JobCommandResult,
   JobLease,
   ListJobsQuery,
   NewJobsHandlers,
   NewJobsListener,
   PromoteInput,
   PromoteResult,
+  QueueState,
   SchemaState,
   SelfClaimInput,
   Store,
@@ -33,6 +35,8 @@ import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
+import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
+import { pgListQueues, pgSetQueuePaused } from './pg-queues.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
 import { pgRegisterInstance, pgRemoveInstance, pgTouchInstance } from './pg-instances.js';
 import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
@@ -155,6 +159,7 @@ export class PostgresStore implements Store {
     } else {
       if (query.status !== undefined) select = select.where('status', '=', query.status);
       if (query.kind !== undefined) select = select.where('kind', '=', query.kind);
+      if (query.queue !== undefined) select = select.where('queue', '=', query.queue);
       if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
     }
     return (await select.execute()).map(pgRowToJob);
@@ -167,6 +172,22 @@ export class PostgresStore implements Store {
       .groupBy('status')
       .execute();
     return toStatusCounts(rows);
+  }
+
+  async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {
+    return pgCancelJob(this.#pool, id, now);
+  }
+
+  async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
+    return pgRetryJob(this.#pool, id, now);
+  }
+
+  async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {
+    return pgSetQueuePaused(this.#pool, name, paused);
+  }
+
+  async listQueues(): Promise<QueueState[]> {
+    return pgListQueues(this.#pool);
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {

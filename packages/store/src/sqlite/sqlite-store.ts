@@ -10,10 +10,12 @@ import type {
   FailInput,
   FailOutcome,
   InstanceInput,
+  JobCommandResult,
   JobLease,
   ListJobsQuery,
   PromoteInput,
   PromoteResult,
+  QueueState,
   SchemaState,
   SelfClaimInput,
   Store,
@@ -29,6 +31,8 @@ import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
 import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
+import { createSqliteJobCommands } from './sqlite-job-commands.js';
+import { createSqliteQueues } from './sqlite-queues.js';
 import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
 import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
@@ -128,6 +132,7 @@ export class SqliteStore implements Store {
     } else {
       if (query.status !== undefined) select = select.where('status', '=', query.status);
       if (query.kind !== undefined) select = select.where('kind', '=', query.kind);
+      if (query.queue !== undefined) select = select.where('queue', '=', query.queue);
       if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
     }
     return (await select.execute()).map(sqliteRowToJob);
@@ -140,6 +145,22 @@ export class SqliteStore implements Store {
       .groupBy('status')
       .execute();
     return toStatusCounts(rows);
+  }
+
+  async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {
+    return this.#hotPath.commands.cancel(id, now);
+  }
+
+  async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
+    return this.#hotPath.commands.retry(id, now);
+  }
+
+  async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {
+    return this.#hotPath.queues.setPaused(name, paused);
+  }
+
+  async listQueues(): Promise<QueueState[]> {
+    return this.#hotPath.queues.list();
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
@@ -204,5 +225,7 @@ function prepareHotPath(db: Database.Database) {
     enqueueClaimed: createSqliteEnqueueClaimed(db),
     instances: createSqliteInstances(db),
     unhandledKinds: createSqliteUnhandledKinds(db),
+    commands: createSqliteJobCommands(db),
+    queues: createSqliteQueues(db),
   };
 }

@@ -1,0 +1,44 @@
+import type { JobStatus } from './job-status.js';
+
+/**
+ * Every status change a job row may make, and the only ones: `JOB_TRANSITIONS[from]` lists the
+ * statuses a row in `from` may move to. Each store write keeps to it (a test records every status
+ * change the stores make, on both dialects, and checks it against this table).
+ *
+ * - `SCHEDULED → PENDING`: the scheduler promotes a job whose `run_at` has passed.
+ * - `PENDING → RUNNING`: a claim.
+ * - `RUNNING → SUCCEEDED`: the handler returned.
+ * - `RUNNING → SCHEDULED | PENDING`: a failed attempt waits for its retry (or the lease expired,
+ *   or the instance released it on shutdown).
+ * - `RUNNING → FAILED`: attempts used up, a permanent failure, or an expired lease on the last attempt.
+ * - `PENDING → FAILED`: no live instance handles the kind.
+ * - `SCHEDULED | PENDING | RUNNING → CANCELLED`: `POST /jobs/:id/cancel`.
+ * - `FAILED | CANCELLED → PENDING`: `POST /jobs/:id/retry`, with fresh attempts.
+ *
+ * `SUCCEEDED` is final. A new row starts `SCHEDULED`, `PENDING`, or `RUNNING` (inserted already
+ * claimed by the instance that received it).
+ */
+export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  SCHEDULED: ['PENDING', 'CANCELLED'],
+  PENDING: ['RUNNING', 'FAILED', 'CANCELLED'],
+  RUNNING: ['SUCCEEDED', 'SCHEDULED', 'PENDING', 'FAILED', 'CANCELLED'],
+  SUCCEEDED: [],
+  FAILED: ['PENDING'],
+  CANCELLED: ['PENDING'],
+};
+
+/** Statuses a new row may be inserted in. */
+export const INITIAL_STATUSES: readonly JobStatus[] = ['SCHEDULED', 'PENDING', 'RUNNING'];
+
+/** Whether a row in `from` may move to `to` (see {@link JOB_TRANSITIONS}). */
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return JOB_TRANSITIONS[from].includes(to);
+}
+
+/** Statuses `POST /jobs/:id/cancel` applies to. */
+export const CANCELLABLE_STATUSES: readonly JobStatus[] = (
+  Object.keys(JOB_TRANSITIONS) as JobStatus[]
+).filter((from) => canTransition(from, 'CANCELLED'));
+
+/** Statuses `POST /jobs/:id/retry` applies to. */
+export const RETRYABLE_STATUSES: readonly JobStatus[] = ['FAILED', 'CANCELLED'];
