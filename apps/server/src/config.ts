@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { NudgeError } from '@nudge/core';
 import { sqlitePath, type Dialect } from '@nudge/store';
+import { parseQueueList, type ServedQueue } from '@nudge/engine';
 
 /** Log levels of pino, the logger Fastify creates; `silent` logs nothing. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -27,6 +28,8 @@ export interface ServerConfig {
   readonly asyncConcurrency: number;
   /** `NUDGE_MAX_CLAIM_BATCH`: most rows one claim takes per execution class. */
   readonly maxClaimBatch: number;
+  /** `NUDGE_QUEUES`: the queues this instance serves, with optional caps (`default,emails:4`). */
+  readonly queues: readonly ServedQueue[];
   /** `NUDGE_CPU_THREAD_NICE`: how much lower than the main thread the `cpu` threads run. */
   readonly cpuThreadNice: number;
   /** `HOST`: interface to listen on. */
@@ -122,6 +125,20 @@ function envSchema(cwd: string) {
     NUDGE_ASYNC_CONCURRENCY: wholeNumber(1, 100_000, 100),
     NUDGE_MAX_CLAIM_BATCH: wholeNumber(1, 10_000, 500),
     NUDGE_CPU_THREAD_NICE: wholeNumber(0, 19, 10),
+    NUDGE_QUEUES: z
+      .string()
+      .default('*')
+      .transform((text, ctx) => {
+        try {
+          return parseQueueList(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .describe(
+        "queue names separated by commas, each with an optional :cap (most of its jobs this instance runs at once), '*' for every other queue, such as default,emails:4",
+      ),
     HOST: z.string().default('127.0.0.1').describe('a host name or IP address'),
     PORT: wholeNumber(0, 65535, 3000),
     NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
@@ -194,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     asyncConcurrency: e.NUDGE_ASYNC_CONCURRENCY,
     maxClaimBatch: e.NUDGE_MAX_CLAIM_BATCH,
     cpuThreadNice: e.NUDGE_CPU_THREAD_NICE,
+    queues: e.NUDGE_QUEUES,
     host: e.HOST,
     port: e.PORT,
     pollIntervalMs: e.NUDGE_POLL_INTERVAL_MS,

@@ -63,6 +63,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       asyncConcurrency: config.asyncConcurrency,
       maxClaimBatch: config.maxClaimBatch,
       cpuThreadNice: config.cpuThreadNice,
+      queues: config.queues,
       pollIntervalMs: config.pollIntervalMs,
       listen: config.listen,
       leaseMs: config.leaseMs,
@@ -91,10 +92,20 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   ].filter(Boolean);
   app.log.info(
     { url, dialect: store.dialect, slots, kinds: Object.fromEntries(engine.kindClasses) },
-    `listening on ${url} (${store.dialect}, ${threads.join(', ')}, kinds: ${kinds.join(', ')})`,
+    `listening on ${url} (${store.dialect}, ${threads.join(', ')}, kinds: ${kinds.join(', ')}, queues: ${describeQueues(config.queues)})`,
   );
   let closing: Promise<void> | undefined;
   return { app, engine, store, url, close: () => (closing ??= app.close()) };
+}
+
+/** `NUDGE_QUEUES` as the start line says it: `every queue`, or `default, emails (cap 4)`. */
+function describeQueues(queues: ServerConfig['queues']): string {
+  return queues
+    .map(({ name, cap }) =>
+      name === '*' ? 'every other queue' : cap === undefined ? name : `${name} (cap ${cap})`,
+    )
+    .join(', ')
+    .replace(/^every other queue$/, 'every queue');
 }
 
 /** `http://HOST:PORT` of the first address `app` listens on, IPv6 hosts in brackets. */

@@ -7,3 +7,4 @@ export * from './nudge-error.js';
 export * from './logger.js';
 export * from './storable-json.js';
 export * from './job-transitions.js';
+export * from './queue-name.js';

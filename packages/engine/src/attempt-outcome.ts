@@ -22,7 +22,7 @@ function failure(attempt: Attempt, error: string, context: OutcomeContext): Outc
 
 /**
  * The outcome of an attempt its thread reported: success, or a failure with backoff. An attempt
- * whose lease was lost writes nothing; one stopped for shutdown that did not succeed is released.
+ * whose lease was lost (or whose job was cancelled) writes nothing; one stopped for shutdown that did not succeed is released.
  */
 export function outcomeOfResult(
   attempt: Attempt,
@@ -30,7 +30,7 @@ export function outcomeOfResult(
   context: OutcomeContext,
 ): Outcome | undefined {
   const reason = attempt.abortReason;
-  if (reason === 'lease-lost') return undefined;
+  if (reason === 'lease-lost' || reason === 'cancelled') return undefined;
   if (result[2] === 1) {
     return {
       type: 'complete',
@@ -65,7 +65,7 @@ export function outcomeOfLoss(
   end: ThreadEnd,
   context: OutcomeContext,
 ): Outcome | undefined {
-  if (attempt.abortReason === 'lease-lost') return undefined;
+  if (attempt.abortReason === 'lease-lost' || attempt.abortReason === 'cancelled') return undefined;
   if (attempt.abortReason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
   if (lost.culpritError !== undefined) return failure(attempt, lost.culpritError, context);
   if (attempt.abortReason === 'timeout') {

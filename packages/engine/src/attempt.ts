@@ -2,7 +2,7 @@ import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob, JobLease } from '@nudge/store';
 
 /** Why the engine stopped an attempt before it settled. */
-export type AbortReason = 'timeout' | 'lease-lost' | 'shutdown';
+export type AbortReason = 'timeout' | 'lease-lost' | 'cancelled' | 'shutdown';
 
 /** One attempt this instance is running. */
 export interface Attempt {

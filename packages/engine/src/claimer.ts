@@ -1,5 +1,6 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
 import type { ClaimGroup, ClaimedJob, Store } from '@nudge/store';
+import type { QueueServing } from './queue-serving.js';
 import { ClaimTrigger } from './claim-trigger.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
@@ -26,6 +27,12 @@ export interface ClaimerOptions {
   readonly reserve: (execution: ExecutionClass, count: number) => number;
   /** Gives held slots back unused. */
   readonly unreserve: (execution: ExecutionClass, count: number) => void;
+  /** The queues this instance serves, and their caps. */
+  readonly serving: QueueServing;
+  /** Holds up to `count` of what is left of a capped queue's cap; @returns how many. */
+  readonly reserveQueue: (queue: string, cap: number, count: number) => number;
+  /** Ends a hold of `reserveQueue`. */
+  readonly unreserveQueue: (queue: string, count: number) => void;
   /** Runs what a claim returned, in the slots held for it. */
   readonly start: (jobs: readonly ClaimedJob[]) => void;
   /** The class of a kind. */
@@ -54,6 +61,8 @@ export class Claimer {
   readonly #poll: PeriodicTimer;
   /** Classes whose last claim came back full, or that were asked for while full. */
   readonly #mayHaveMore = new Set<ExecutionClass>();
+  /** Capped queues that were at their cap, or whose last claim came back full. */
+  readonly #queuesMayHaveMore = new Set<string>();
   /**
    * Requests that found no free slot and ran nothing; a pass compares the count before and after
    * its round trip to spot the ones it owes a claim.
@@ -109,19 +118,60 @@ export class Claimer {
     if (this.#mayHaveMore.has(execution)) this.request();
   }
 
+  /** Attempts of these queues ended: claim again if a capped one among them may hold more work. */
+  queuesFreed(queues: ReadonlySet<string>): void {
+    for (const queue of queues) {
+      if (this.#queuesMayHaveMore.has(queue)) {
+        this.request();
+        return;
+      }
+    }
+  }
+
+  /**
+   * What is left of each capped queue's cap for this pass (held until the claim has started its
+   * jobs), at most `limit` each.
+   */
+  #queueLimits(limit: number, held: Array<[string, number]>): Record<string, number> {
+    const limits: Record<string, number> = {};
+    for (const [queue, cap] of this.#options.serving.capped) {
+      const room = this.#options.reserveQueue(queue, cap, limit);
+      limits[queue] = room;
+      if (room === 0) this.#queuesMayHaveMore.add(queue);
+      else held.push([queue, room]);
+    }
+    return limits;
+  }
+
   /** One claim pass, now; what the trigger runs. */
   async runOnce(): Promise<ClaimPassResult> {
     if (!this.#running) return { claimed: 0, limit: 0 };
     const groups: ClaimGroup[] = [];
     const classes: ExecutionClass[] = [];
+    const heldQueues: Array<[string, number]> = [];
+    const { serving } = this.#options;
     for (const execution of EXECUTION_CLASSES) {
       const kinds = this.#options.kinds.get(execution);
       if (!kinds || kinds.length === 0) continue;
-      groups.push({ kinds, limit: this.#options.reserve(execution, this.#options.maxClaimBatch) });
+      const limit = this.#options.reserve(execution, this.#options.maxClaimBatch);
+      groups.push(serving.everyQueue ? { kinds, limit } : { kinds, limit, queues: serving.open });
       classes.push(execution);
     }
+    const most = Math.max(0, ...groups.map((group) => group.limit));
+    const queueLimits = most > 0 && serving.capped.size > 0 ? this.#queueLimits(most, heldQueues) : undefined;
     const limit = groups.reduce((sum, group) => sum + group.limit, 0);
-    if (limit === 0) return { claimed: 0, limit: 0 };
+    const endQueueHolds = (jobs: readonly ClaimedJob[]): void => {
+      for (const [queue, room] of heldQueues) {
+        this.#options.unreserveQueue(queue, room);
+        const claimed = jobs.filter((job) => job.queue === queue).length;
+        if (claimed >= room) this.#queuesMayHaveMore.add(queue);
+        else this.#queuesMayHaveMore.delete(queue);
+      }
+    };
+    if (limit === 0) {
+      endQueueHolds([]);
+      return { claimed: 0, limit: 0 };
+    }
     this.#options.emit('claim:query', { limit });
     const skippedBefore = this.#skipped;
     let jobs: ClaimedJob[] = [];
@@ -130,6 +180,7 @@ export class Claimer {
         workerId: this.#options.workerId,
         leaseMs: this.#options.leaseMs,
         groups,
+        ...(queueLimits ? { queueLimits } : {}),
       });
     } catch (error) {
       this.#options.logger.error({ err: error }, 'claim failed; the poll loop will retry');
@@ -156,6 +207,8 @@ export class Claimer {
     });
     this.#options.emit(jobs.length > 0 ? 'claim:claimed' : 'claim:empty', { count: jobs.length, limit });
     if (jobs.length > 0) this.#options.start(jobs);
+    // After the start: the started jobs now count as running in their queues.
+    endQueueHolds(jobs);
     if (missed && gaveBack) this.request();
     return { claimed: jobs.length, limit };
   }

@@ -28,6 +28,11 @@ export interface EngineEvents {
   'job:released': JobLease;
   /** The attempt no longer owns its row; its outcome is discarded. */
   'job:lease-lost': JobLease;
+  /**
+   * A running attempt of this instance was aborted because its job was cancelled (found by the
+   * heartbeat, or cancelled through this instance); its outcome is discarded.
+   */
+  'job:cancelled': JobLease;
   /** Slots of a class became free. */
   'slot:freed': { free: number; execution: ExecutionClass };
   /** Leases of running jobs were renewed. */

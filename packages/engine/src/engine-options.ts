@@ -8,6 +8,7 @@ import {
   type Logger,
 } from '@nudge/core';
 import type { Store } from '@nudge/store';
+import { EVERY_QUEUE, resolveQueueServing, type QueueServing, type ServedQueue } from './queue-serving.js';
 
 /** Everything an {@link Engine} is configured with; only `store` and `handlers` are required. */
 export interface EngineOptions {
@@ -31,6 +32,13 @@ export interface EngineOptions {
    * @defaultValue 10
    */
   readonly cpuThreadNice?: number;
+  /**
+   * Queues this instance claims from, each with an optional cap on how many of its jobs this
+   * instance runs at once; `{ name: '*' }` serves every queue not listed (see `parseQueueList`
+   * for the `NUDGE_QUEUES` text form). Caps hold per instance, on top of the slots of each
+   * execution class. @defaultValue `[{ name: '*' }]`: every queue, none capped
+   */
+  readonly queues?: readonly ServedQueue[];
   /** Most rows one claim takes, per execution class. @defaultValue 500 */
   readonly maxClaimBatch?: number;
   /** Written to `claimed_by` and the instance registry. @defaultValue `host:pid:random` */
@@ -69,6 +77,8 @@ export interface EngineOptions {
 /** {@link EngineOptions} with every default filled in. */
 export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'backoffByKind'>> & {
   readonly backoffByKind: Readonly<Record<string, BackoffOptions>>;
+  /** `queues`, resolved. */
+  readonly queueServing: QueueServing;
 };
 
 function wholeNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -95,6 +105,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     asyncThreads: wholeNumber('asyncThreads', options.asyncThreads ?? 1, 1, 1024),
     asyncConcurrency: wholeNumber('asyncConcurrency', options.asyncConcurrency ?? 100, 1, 100_000),
     cpuThreadNice: wholeNumber('cpuThreadNice', options.cpuThreadNice ?? 10, 0, 19),
+    queues: options.queues ?? EVERY_QUEUE,
+    queueServing: resolveQueueServing(options.queues ?? EVERY_QUEUE),
     maxClaimBatch: wholeNumber('maxClaimBatch', options.maxClaimBatch ?? 500, 1, 10_000),
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     pollIntervalMs: wholeNumber('pollIntervalMs', options.pollIntervalMs ?? 1000, 1),

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { EXECUTION_CLASSES, retryDelayMs, type BackoffOptions, type ExecutionClass } from '@nudge/core';
-import type { EnqueuedJob, EnqueueInput } from '@nudge/store';
+import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
+import { servesOpen } from './queue-serving.js';
 import { Claimer } from './claimer.js';
 import type { EngineEvents } from './engine-events.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
@@ -81,6 +82,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       emit,
       outcomes: { ...options, retryDelayMs: (kind, attempt) => retryDelayMs(attempt, this.backoffFor(kind)) },
       onSlotsFreed: (execution) => this.#claimer.slotsFreed(execution),
+      onQueuesFreed: (queues) => this.#claimer.queuesFreed(queues),
     });
     this.#claimer = new Claimer({
       store,
@@ -94,6 +96,9 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       free: (execution) => this.#executor.free(execution),
       reserve: (execution, count) => this.#executor.reserve(execution, count),
       unreserve: (execution, count) => this.#executor.unreserve(execution, count),
+      serving: options.queueServing,
+      reserveQueue: (queue, cap, count) => this.#executor.reserveQueue(queue, cap, count),
+      unreserveQueue: (queue, count) => this.#executor.unreserveQueue(queue, count),
       start: (jobs) => this.#executor.start(jobs),
       classOf: (kind) => this.#kinds.get(kind),
     });
@@ -104,7 +109,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       leaseMs: options.leaseMs,
       instance: { id: options.workerId, host: hostname(), pid: process.pid, kinds: this.kinds },
       leases: () => this.#executor.leases(),
-      onLost: (leases) => this.#executor.loseLeases(leases),
+      onLost: (leases, cancelled) => this.#executor.loseLeases(leases, cancelled),
     });
     this.#rescuer = new Rescuer({
       store,
@@ -217,8 +222,14 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
     const { store } = this.options;
     const execution = this.#kinds.get(input.kind);
+    // A job of a capped queue goes through a claim, which counts it against the cap.
     const held =
-      this.#started && !this.#stopping && execution !== undefined ? this.#executor.reserve(execution, 1) : 0;
+      this.#started &&
+      !this.#stopping &&
+      execution !== undefined &&
+      servesOpen(this.options.queueServing, input.queue)
+        ? this.#executor.reserve(execution, 1)
+        : 0;
     if (execution === undefined || held === 0) {
       const job = await store.enqueue(input);
       this.requestClaim();
@@ -246,6 +257,34 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts },
     ]);
     return job;
+  }
+
+  /**
+   * Cancels a job (see `Store.cancelJob`). A running attempt on this instance is aborted at once
+   * (`ctx.signal` fires; the thread is terminated if the handler ignores it past the abort grace);
+   * one on another instance is aborted by that instance's next heartbeat.
+   */
+  async cancel(id: number): Promise<JobCommandResult> {
+    const result = await this.options.store.cancelJob(id);
+    if (
+      result.outcome === 'changed' &&
+      result.previous === 'RUNNING' &&
+      result.job.claimedBy === this.options.workerId
+    ) {
+      // The cancel bumped the version by one: the attempt ran under the one before.
+      const lease = { id, version: result.job.version - 1 };
+      for (const aborted of this.#executor.loseLeases([lease], new Set([id]))) {
+        this.emit('job:cancelled', aborted);
+      }
+    }
+    return result;
+  }
+
+  /** Retries a failed or cancelled job (see `Store.retryJob`) and asks for a claim. */
+  async retry(id: number): Promise<JobCommandResult> {
+    const result = await this.options.store.retryJob(id);
+    if (result.outcome === 'changed') this.requestClaim();
+    return result;
   }
 
   /** Renews the leases this instance holds; aborts attempts whose lease was lost. */

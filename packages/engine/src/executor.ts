@@ -21,11 +21,14 @@ export interface ExecutorParts {
   readonly outcomes: OutcomeContext;
   /** Slots of `execution` became free. */
   readonly onSlotsFreed: (execution: ExecutionClass) => void;
+  /** Attempts of these queues ended (their caps have room again). */
+  readonly onQueuesFreed: (queues: ReadonlySet<string>) => void;
 }
 
 const ABORT_MESSAGES: Record<AbortReason, (options: ResolvedEngineOptions) => string> = {
   timeout: (o) => `timed out after ${o.jobTimeoutMs} ms`,
   'lease-lost': () => 'the lease was lost: another attempt may own this job now',
+  cancelled: () => 'the job was cancelled',
   shutdown: () => 'the service is shutting down',
 };
 
@@ -40,6 +43,9 @@ export class Executor {
   readonly #attempts = new Map<number, Attempt>();
   readonly #held = new Map<number, JobLease>();
   readonly #reserved = new Map<ExecutionClass, number>();
+  /** Attempts running per queue, and queue slots held for claims in flight (capped queues). */
+  readonly #queueRunning = new Map<string, number>();
+  readonly #queueReserved = new Map<string, number>();
   readonly #deadlines: DeadlineWheel;
   readonly #graceTimers = new Set<NodeJS.Timeout>();
   #stopping = false;
@@ -85,6 +91,30 @@ export class Executor {
     return held;
   }
 
+  /**
+   * Holds up to `count` of what is left of a queue's `cap` on this instance (running attempts of
+   * the queue and other holds count against it) for a claim in flight.
+   * @returns how many were held
+   */
+  reserveQueue(queue: string, cap: number, count: number): number {
+    const used = (this.#queueRunning.get(queue) ?? 0) + (this.#queueReserved.get(queue) ?? 0);
+    const held = this.#stopping ? 0 : Math.max(0, Math.min(count, cap - used));
+    if (held > 0) this.#queueReserved.set(queue, (this.#queueReserved.get(queue) ?? 0) + held);
+    return held;
+  }
+
+  /** Ends a hold of {@link reserveQueue} (after the claimed jobs were started). */
+  unreserveQueue(queue: string, count: number): void {
+    const left = (this.#queueReserved.get(queue) ?? 0) - count;
+    if (left > 0) this.#queueReserved.set(queue, left);
+    else this.#queueReserved.delete(queue);
+  }
+
+  /** Attempts of `queue` running on this instance. */
+  runningIn(queue: string): number {
+    return this.#queueRunning.get(queue) ?? 0;
+  }
+
   /** Gives back `count` held slots unused. */
   unreserve(execution: ExecutionClass, count: number): void {
     if (count <= 0) return;
@@ -128,6 +158,7 @@ export class Executor {
         continue;
       }
       this.#attempts.set(job.id, { job, execution });
+      this.#queueRunning.set(job.queue, (this.#queueRunning.get(job.queue) ?? 0) + 1);
       this.#deadlines.add(job.id, deadline);
       const list = byClass.get(execution);
       if (list) list.push(job);
@@ -141,11 +172,14 @@ export class Executor {
 
   /** Thread results arrived: write their outcomes and free their slots. */
   onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void {
+    const queues = new Set<string>();
     for (const result of results) {
       const attempt = this.#finish(result[0], result[1]);
-      if (attempt) this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes));
+      if (!attempt) continue;
+      queues.add(attempt.job.queue);
+      this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes));
     }
-    this.#freed(execution);
+    this.#freed(execution, queues);
   }
 
   /** A thread ended under some attempts: decide each one's outcome and free their slots. */
@@ -157,9 +191,12 @@ export class Executor {
   ): void {
     const end = { cause, terminated, culpritKnown: lost.some((l) => l.culpritError !== undefined) };
     const finished: Array<[Attempt, LostAttempt]> = [];
+    const queues = new Set<string>();
     for (const entry of lost) {
       const attempt = this.#finish(entry.id, entry.version);
-      if (attempt) finished.push([attempt, entry]);
+      if (!attempt) continue;
+      finished.push([attempt, entry]);
+      queues.add(attempt.job.queue);
     }
     const timedOut = finished.some(([a]) => a.abortReason === 'timeout');
     this.#parts.options.logger.warn(
@@ -179,16 +216,18 @@ export class Executor {
         ),
       );
     }
-    this.#freed(execution);
+    this.#freed(execution, queues);
   }
 
   /**
-   * The heartbeat did not find these leases: those of running attempts were lost (fenced out by
-   * a newer version), and the attempts are aborted and will write nothing. A lease whose outcome
+   * The heartbeat did not find these leases (or the job was cancelled through this instance):
+   * those of running attempts were lost (fenced out by a newer version), and the attempts are
+   * aborted (`ctx.signal` fires; the thread is terminated if the handler ignores it past the abort
+   * grace) and will write nothing. Ids in `cancelled` are aborted as cancelled. A lease whose outcome
    * was written meanwhile is simply no longer held.
    * @returns the leases of the attempts aborted
    */
-  loseLeases(leases: readonly JobLease[]): JobLease[] {
+  loseLeases(leases: readonly JobLease[], cancelled: ReadonlySet<number> = new Set()): JobLease[] {
     const aborted: Attempt[] = [];
     for (const lease of leases) {
       const attempt = this.#attempts.get(lease.id);
@@ -198,7 +237,14 @@ export class Executor {
       this.#held.delete(lease.id);
       aborted.push(attempt);
     }
-    this.#abort(aborted, 'lease-lost');
+    this.#abort(
+      aborted.filter((a) => !cancelled.has(a.job.id)),
+      'lease-lost',
+    );
+    this.#abort(
+      aborted.filter((a) => cancelled.has(a.job.id)),
+      'cancelled',
+    );
     return aborted.map(leaseOf);
   }
 
@@ -242,6 +288,9 @@ export class Executor {
     if (!attempt || attempt.job.version !== version) return undefined;
     this.#attempts.delete(id);
     this.#deadlines.remove(id);
+    const left = (this.#queueRunning.get(attempt.job.queue) ?? 0) - 1;
+    if (left > 0) this.#queueRunning.set(attempt.job.queue, left);
+    else this.#queueRunning.delete(attempt.job.queue);
     return attempt;
   }
 
@@ -254,9 +303,10 @@ export class Executor {
     if (this.#held.get(lease.id)?.version === lease.version) this.#held.delete(lease.id);
   }
 
-  #freed(execution: ExecutionClass): void {
+  #freed(execution: ExecutionClass, queues: ReadonlySet<string>): void {
     this.#parts.emit('slot:freed', { free: this.free(execution), execution });
     this.#parts.onSlotsFreed(execution);
+    if (queues.size > 0) this.#parts.onQueuesFreed(queues);
   }
 
   #abort(attempts: readonly Attempt[], reason: AbortReason): void {

@@ -12,3 +12,11 @@ export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';
 export type { UnhandledKindsRun } from './unhandled-kinds.js';
+export {
+  parseQueueList,
+  resolveQueueServing,
+  servesOpen,
+  EVERY_QUEUE,
+  type ServedQueue,
+  type QueueServing,
+} from './queue-serving.js';

@@ -14,8 +14,11 @@ export interface LeaseKeeperOptions {
   readonly instance: InstanceInput;
   /** The leases this instance holds now. */
   readonly leases: () => JobLease[];
-  /** Leases not found: abort the attempts still running under them. @returns the leases aborted */
-  readonly onLost: (leases: readonly JobLease[]) => JobLease[];
+  /**
+   * Leases not found: abort the attempts still running under them, as cancelled for the ids in
+   * `cancelled`. @returns the leases aborted
+   */
+  readonly onLost: (leases: readonly JobLease[], cancelled: ReadonlySet<number>) => JobLease[];
 }
 
 /** What one heartbeat did. */
@@ -28,7 +31,8 @@ export interface HeartbeatResult {
 
 /**
  * Heartbeats, every third of the lease: renews the leases of this instance's attempts in one
- * statement, aborts attempts whose lease is gone (fenced out by a newer version), and keeps this
+ * statement, aborts attempts whose lease is gone (fenced out by a newer version, or cancelled:
+ * a cancel reaches the instance running the job within one heartbeat), and keeps this
  * instance's row in the registry fresh (re-registering it if it vanished).
  */
 export class LeaseKeeper {
@@ -81,18 +85,33 @@ export class LeaseKeeper {
       const heldIds = new Set(held.map((lease) => lease.id));
       const gone = leases.filter((lease) => !heldIds.has(lease.id));
       // A lease whose outcome was written during the heartbeat is gone too, and that is no loss.
-      const lost = gone.length === 0 ? [] : this.#options.onLost(gone);
+      const cancelled = gone.length === 0 ? new Set<number>() : await this.#cancelledAmong(gone);
+      const lost = gone.length === 0 ? [] : this.#options.onLost(gone, cancelled);
       for (const lease of lost) {
-        this.#options.logger.warn(
-          { jobId: lease.id, version: lease.version },
-          'lease lost: aborting the attempt',
-        );
-        this.#options.emit('job:lease-lost', lease);
+        if (cancelled.has(lease.id)) {
+          this.#options.logger.info(
+            { jobId: lease.id, version: lease.version },
+            'job cancelled: aborting the attempt',
+          );
+          this.#options.emit('job:cancelled', lease);
+        } else {
+          this.#options.logger.warn(
+            { jobId: lease.id, version: lease.version },
+            'lease lost: aborting the attempt',
+          );
+          this.#options.emit('job:lease-lost', lease);
+        }
       }
       result = { renewed: held.length, lost: lost.length };
     }
     this.#options.emit('heartbeat:done', result);
     return result;
+  }
+
+  /** Ids among `leases` whose job is `CANCELLED` now (one read, only when leases were lost). */
+  async #cancelledAmong(leases: readonly JobLease[]): Promise<Set<number>> {
+    const jobs = await this.#options.store.listJobs({ ids: leases.map((l) => l.id), limit: leases.length });
+    return new Set(jobs.filter((job) => job.status === 'CANCELLED').map((job) => job.id));
   }
 
   async #register(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { JsonValue } from '@nudge/core';
+import { QUEUE_NAME_PATTERN, type JsonValue } from '@nudge/core';
 import type { EnqueueInput } from '@nudge/store';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
@@ -10,12 +10,15 @@ export const MAX_KIND_LENGTH = 200;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 /** Range of `priority`; lower runs first. */
 export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
+/** How a validation message describes a queue name. */
+export const QUEUE_NAME_EXPECTED = "a queue name: 1 to 100 letters, digits, '_', '.' or '-'";
+
 /** Range of `maxAttempts`. */
 export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
 
 /**
  * Body of `POST /jobs`. Only `kind` is required; omitted fields take the store's defaults
- * (`payload` `{}`, `priority` 0, `runAt` the database's now, `maxAttempts` 5). Unknown
+ * (`payload` `{}`, `queue` `default`, `priority` 0, `runAt` the database's now, `maxAttempts` 5). Unknown
  * properties are refused rather than dropped, so a misspelt field is never silently ignored.
  */
 export const createJobBodySchema = Type.Object(
@@ -26,6 +29,13 @@ export const createJobBodySchema = Type.Object(
       description: 'Name of the handler to run; one of the kinds the handler module exports.',
     }),
     payload: Type.Optional(Type.Unknown({ description: 'Handler input, any JSON value. Default `{}`.' })),
+    queue: Type.Optional(
+      Type.String({
+        pattern: QUEUE_NAME_PATTERN,
+        [EXPECTED_KEYWORD]: QUEUE_NAME_EXPECTED,
+        description: 'The named queue the job waits in. Default `default`.',
+      }),
+    ),
     priority: Type.Optional(Type.Integer({ ...PRIORITY_RANGE, description: 'Lower runs first. Default 0.' })),
     runAt: Type.Optional(
       Type.String({
@@ -59,6 +69,7 @@ export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
     kind: body.kind,
     // The body came from JSON.parse, so any value in it is JSON.
     payload: body.payload as JsonValue | undefined,
+    queue: body.queue,
     priority: body.priority,
     runAt: body.runAt === undefined ? undefined : new Date(body.runAt),
     maxAttempts: body.maxAttempts,

@@ -1,6 +1,7 @@
 import { NudgeError, type ErrorCode } from '@nudge/core';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import { errorBody, type ErrorBody } from './error-body.js';
+import { JobStateConflictError } from './job-state-conflict-error.js';
 
 /** An error turned into its response, and how loudly to log it. */
 export interface HttpError {
@@ -48,8 +49,11 @@ function propertyOf(error: unknown, key: string): unknown {
 export function toHttpError(error: unknown, bodyLimitBytes: number): HttpError {
   if (error instanceof NudgeError) {
     const logLevel = error.statusCode < 500 ? 'info' : error.code === 'NOT_READY' ? 'warn' : 'error';
-    const problems = error instanceof BatchRejectedError ? error.problems : undefined;
-    return { body: errorBody(error.code, error.message, problems), logLevel };
+    const extra = {
+      ...(error instanceof BatchRejectedError ? { errors: error.problems } : {}),
+      ...(error instanceof JobStateConflictError ? { status: error.status } : {}),
+    };
+    return { body: errorBody(error.code, error.message, extra), logLevel };
   }
   const fastifyCode = propertyOf(error, 'code');
   const known = typeof fastifyCode === 'string' ? FASTIFY_ERRORS[fastifyCode] : undefined;

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { JOB_STATUSES, NudgeError } from '@nudge/core';
+import { JOB_STATUSES, NudgeError, QUEUE_NAME_PATTERN } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import { MAX_KIND_LENGTH } from './create-job-body.js';
+import { MAX_KIND_LENGTH, QUEUE_NAME_EXPECTED } from './create-job-body.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 import { errorBodySchema } from './error-body.js';
 import { jobViewSchema, toJobView } from './job-view.js';
@@ -19,6 +19,9 @@ export const listJobsQuerySchema = Type.Object(
   {
     status: Type.Optional(Type.Union(JOB_STATUSES.map((status) => Type.Literal(status)))),
     kind: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_KIND_LENGTH })),
+    queue: Type.Optional(
+      Type.String({ pattern: QUEUE_NAME_PATTERN, [EXPECTED_KEYWORD]: QUEUE_NAME_EXPECTED }),
+    ),
     limit: Type.Optional(
       Type.String({
         pattern: `^(?:[1-9]|[1-9][0-9]|100)$`,
@@ -48,8 +51,8 @@ const listAnswerSchema = Type.Object({
 });
 
 /**
- * `GET /jobs`: jobs newest first, at most `limit` (default 50, at most 100), filtered by `status`
- * and `kind`, paged with `cursor` (keyset on the id, so pages stay stable while jobs are added);
+ * `GET /jobs`: jobs newest first, at most `limit` (default 50, at most 100), filtered by `status`,
+ * `kind` and `queue`, paged with `cursor` (keyset on the id, so pages stay stable while jobs are added);
  * or `GET /jobs?ids=4,8,15`: those jobs in one read (unknown ids are left out), for clients that
  * watch many jobs at once. `ids` combined with another parameter answers `400 INVALID_REQUEST`.
  */
@@ -80,6 +83,7 @@ export const jobListRoute: FastifyPluginAsyncTypebox<{ store: Store }> = async (
       const jobs = await store.listJobs({
         status: query.status,
         kind: query.kind,
+        queue: query.queue,
         beforeId: query.cursor === undefined ? undefined : Number(query.cursor),
         limit,
       });

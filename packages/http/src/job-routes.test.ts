@@ -49,6 +49,7 @@ describe('POST /jobs and GET /jobs/:id', () => {
       'maxAttempts',
       'payload',
       'priority',
+      'queue',
       'result',
       'runAt',
       'startedAt',

@@ -12,6 +12,7 @@ export const jobViewSchema = Type.Object(
   {
     id: Type.Integer({ minimum: 1 }),
     kind: Type.String(),
+    queue: Type.String({ description: 'The named queue the job waits in.' }),
     status: Type.Union(JOB_STATUSES.map((status) => Type.Literal(status))),
     attempts: Type.Integer({ description: 'Attempts started so far.' }),
     maxAttempts: Type.Integer(),
@@ -38,6 +39,7 @@ export function toJobView(job: Job): JobView {
   return {
     id: job.id,
     kind: job.kind,
+    queue: job.queue,
     status: job.status,
     attempts: job.attempts,
     maxAttempts: job.maxAttempts,

@@ -3,7 +3,9 @@ import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { healthRoutes } from './health-routes.js';
 import { jobBatchRoute } from './job-batch-route.js';
+import { jobCommandRoutes } from './job-command-routes.js';
 import { jobListRoute } from './job-list-route.js';
+import { queueRoutes } from './queue-routes.js';
 import { jobRoutes } from './job-routes.js';
 import { nudgeRoute } from './nudge-route.js';
 
@@ -17,7 +19,8 @@ export interface NudgeRoutesOptions {
 
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
- * `GET /jobs/:id`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
+ * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `GET /queues`,
+ * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
  * shutting the engine and the store down in order is the caller's job.
  *
  * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
@@ -27,6 +30,8 @@ export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async 
   await app.register(jobRoutes, { store, engine });
   await app.register(jobBatchRoute, { store, engine });
   await app.register(jobListRoute, { store });
+  await app.register(jobCommandRoutes, { engine });
+  await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });
   await app.register(nudgeRoute, { engine });
   await app.register(healthRoutes, { store });
 };

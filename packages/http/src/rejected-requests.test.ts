@@ -114,7 +114,7 @@ const CASES: readonly Case[] = [
     status: 400,
     code: 'INVALID_REQUEST',
     message:
-      /body\/delay is not allowed \(allowed: kind, payload, priority, runAt, maxAttempts, idempotencyKey\)/,
+      /body\/delay is not allowed \(allowed: kind, payload, queue, priority, runAt, maxAttempts, idempotencyKey\)/,
   },
   {
     name: 'a body that is an array',
@@ -217,10 +217,10 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'an unknown route',
-    request: { method: 'GET', url: '/queues?x=1' },
+    request: { method: 'GET', url: '/workers?x=1' },
     status: 404,
     code: 'ROUTE_NOT_FOUND',
-    message: /^no route matches GET \/queues \(routes: .*POST \/jobs.*\)$/,
+    message: /^no route matches GET \/workers \(routes: .*POST \/jobs.*\)$/,
   },
   {
     name: 'a known path with the wrong method',

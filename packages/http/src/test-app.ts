@@ -37,6 +37,8 @@ export async function createTestApp(
       claims += 1;
       return job;
     },
+    cancel: (id: number) => store.cancelJob(id),
+    retry: (id: number) => store.retryJob(id),
   };
   const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
   return {

@@ -94,32 +94,16 @@ export interface JobLease {
   readonly version: number;
 }
 
-/**
- * Where a {@link ClaimGroup} takes jobs from: named queues, or every queue but some; and how many
- * it may take from there. A queue with a cap on this instance is a source of its own, whose limit
- * is what is left of the cap.
- */
-export interface ClaimSource {
-  /** These queues; or, when omitted, every queue except those in `exceptQueues`. */
-  readonly queues?: readonly string[];
-  /** With `queues` omitted: queues not to read (those claimed as sources of their own). */
-  readonly exceptQueues?: readonly string[];
-  /** Most rows from this source; 0 reads nothing. */
-  readonly limit: number;
-}
-
 /** Kinds that share one claim limit, such as the kinds of one execution class. */
 export interface ClaimGroup {
   /** Kinds the claimer can run; a job of another kind is never claimed. Empty claims nothing. */
   readonly kinds: readonly string[];
-  /** Most rows to claim for this group, over all its sources; 0 claims nothing (and reads nothing). */
+  /** Most rows to claim for this group; 0 claims nothing (and reads nothing). */
   readonly limit: number;
   /**
-   * Queues to claim from, each with its own limit; the group takes the first `limit` of what
-   * they offer, in claim order. Jobs of a paused queue are never claimed.
-   * @defaultValue every queue, up to `limit`
+   * Queues to claim from (besides those of `ClaimInput.queueLimits`). @defaultValue every queue
    */
-  readonly sources?: readonly ClaimSource[];
+  readonly queues?: readonly string[];
 }
 
 /** Input of {@link Store.claim}. */
@@ -130,6 +114,12 @@ export interface ClaimInput {
   readonly leaseMs: number;
   /** One limit per group of kinds; all groups are claimed in one round trip. */
   readonly groups: readonly ClaimGroup[];
+  /**
+   * Capped queues, each with the most of its rows this claim may take over all groups (what is
+   * left of its cap on the claiming instance; 0 takes none). Every group may claim from them, and
+   * no group claims from them otherwise. @defaultValue none
+   */
+  readonly queueLimits?: Readonly<Record<string, number>>;
   /** Overrides the database clock; tests only. */
   readonly now?: Date;
 }
@@ -339,8 +329,9 @@ export interface Store {
   listQueues(): Promise<QueueState[]>;
 
   /**
-   * Claims, for each group, up to its limit of due `PENDING` jobs of its kinds and sources (never
-   * of a paused queue) in `(priority, run_at, id)` order: sets `RUNNING`, bumps `version` and `attempts`, sets
+   * Claims, for each group, up to its limit of due `PENDING` jobs of its kinds and queues, and of
+   * each capped queue of `queueLimits` at most its limit over all groups (never of a paused queue),
+   * in `(priority, run_at, id)` order: sets `RUNNING`, bumps `version` and `attempts`, sets
    * `claimed_by`, `started_at` and the lease. Reads only `PENDING` rows (the claim index holds
    * nothing else), and nothing for a group whose limit is 0.
    * @returns the claimed jobs, in no particular order

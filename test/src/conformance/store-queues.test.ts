@@ -1,15 +1,20 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClaimSource } from '@nudge/store';
 import { rawQuery } from '../helpers/index.js';
 import { LEASE_MS, describeStore } from './store-fixture.js';
 
 describeStore('named queues', (t) => {
-  const claimFrom = (limit: number, sources?: ClaimSource[]) =>
+  const claimFrom = (
+    limit: number,
+    options: { queues?: string[]; queueLimits?: Record<string, number>; kinds?: string[] } = {},
+  ) =>
     t.store.claim({
       workerId: 'w1',
       leaseMs: LEASE_MS,
-      groups: [{ kinds: ['k'], limit, ...(sources ? { sources } : {}) }],
+      groups: [
+        { kinds: options.kinds ?? ['k'], limit, ...(options.queues ? { queues: options.queues } : {}) },
+      ],
+      ...(options.queueLimits ? { queueLimits: options.queueLimits } : {}),
     });
 
   it("a job waits in 'default' unless it names a queue; a plain INSERT may name one", async () => {
@@ -22,42 +27,56 @@ describeStore('named queues', (t) => {
     assert.deepEqual(claimed.map((j) => j.queue).sort(), ['default', 'emails', 'reports']);
   });
 
-  it('claims only from the queues a source names, or from every queue but the excepted ones', async () => {
+  it('claims only from the queues a group names, and from a capped queue only up to its limit', async () => {
     await t.store.enqueueMany([
       { kind: 'k', queue: 'a' },
       { kind: 'k', queue: 'b' },
       { kind: 'k', queue: 'c' },
       { kind: 'k', queue: 'c' },
+      { kind: 'k', queue: 'c' },
     ]);
-    assert.deepEqual((await claimFrom(10, [{ queues: ['a', 'b'], limit: 10 }])).map((j) => j.queue).sort(), [
-      'a',
-      'b',
-    ]);
-    assert.deepEqual(await claimFrom(10, [{ exceptQueues: ['c'], limit: 10 }]), []);
-    assert.equal(
-      (await claimFrom(10, [{ queues: ['c'], limit: 1 }])).length,
-      1,
-      'a source keeps to its limit',
+    assert.deepEqual(
+      (await claimFrom(10, { queues: ['a'], queueLimits: { c: 0 } })).map((j) => j.queue),
+      ['a'],
+      'a capped queue with no room left is not read',
     );
+    assert.deepEqual(
+      (await claimFrom(10, { queueLimits: { c: 2 } })).map((j) => j.queue).sort(),
+      ['b', 'c', 'c'],
+      'every queue, and the capped one up to its limit',
+    );
+    assert.deepEqual(await claimFrom(10, { queues: ['a', 'b'] }), []);
   });
 
-  it("a group keeps the first of its sources' rows in claim order, up to the group's limit", async () => {
+  it('a capped queue keeps to its limit over all groups, in claim order', async () => {
     const capped = await t.store.enqueueMany(
       [3, 1, 5].map((priority) => ({ kind: 'k', queue: 'capped', priority })),
     );
-    const open = await t.store.enqueueMany([2, 4].map((priority) => ({ kind: 'k', priority })));
-    const claimed = await claimFrom(3, [
-      { queues: ['capped'], limit: 2 },
-      { exceptQueues: ['capped'], limit: 3 },
-    ]);
-    const byPriority = [capped[1], open[0], capped[0]].map((job) => job?.id);
-    assert.deepEqual(
-      claimed.map((j) => j.id).sort((x, y) => x - y),
-      byPriority.sort((x = 0, y = 0) => x - y),
-      'priorities 1, 2 and 3: two from the capped source, one from the rest',
+    const other = await t.store.enqueueMany(
+      [2, 0].map((priority) => ({ kind: 'b', queue: 'capped', priority })),
     );
-    const unclaimed = await t.store.listJobs({ status: 'PENDING', limit: 10 });
-    assert.equal(unclaimed.length, 2, 'rows locked but not kept stay PENDING');
+    const open = await t.store.enqueueMany([2, 4].map((priority) => ({ kind: 'k', priority })));
+    const claimed = await t.store.claim({
+      workerId: 'w1',
+      leaseMs: LEASE_MS,
+      groups: [
+        { kinds: ['k'], limit: 3 },
+        { kinds: ['b'], limit: 5 },
+      ],
+      queueLimits: { capped: 2 },
+    });
+    const ids = (jobs: ReadonlyArray<{ id: number } | undefined>) =>
+      jobs.map((job) => job?.id ?? 0).sort((x, y) => x - y);
+    assert.deepEqual(
+      ids(claimed),
+      ids([other[1], capped[1], open[0], open[1]]),
+      'the capped queue gives its 2 best rows (priorities 0 and 1) over both groups; group k takes 3',
+    );
+    assert.equal(
+      (await t.store.listJobs({ status: 'PENDING', limit: 10 })).length,
+      3,
+      'rows locked but not kept stay PENDING',
+    );
   });
 
   it('a paused queue is claimed by nobody until resumed; listQueues counts unfinished jobs', async () => {
@@ -76,7 +95,7 @@ describeStore('named queues', (t) => {
       first.map((j) => j.queue),
       ['default'],
     );
-    assert.deepEqual(await claimFrom(10, [{ queues: ['emails'], limit: 10 }]), []);
+    assert.deepEqual(await claimFrom(10, { queues: ['emails'] }), []);
     const queues = await t.store.listQueues();
     assert.deepEqual(
       queues.map((q) => [q.name, q.paused, q.pending, q.running]),

@@ -1,19 +1,20 @@
 import type pg from 'pg';
 import { createHash } from 'node:crypto';
-import type { ClaimGroup, ClaimInput, ClaimSource, ClaimedJob } from '../store.js';
+import type { ClaimGroup, ClaimInput, ClaimedJob } from '../store.js';
 import { pgMs, pgNow } from './pg-row.js';
 
-// Invariant: each source's CTE locks at most its limit of due PENDING rows of its group's kinds
-// and queues (never of a paused queue), skipping rows other claimers hold; a group with several
-// sources keeps the first `limit` of their rows in claim order, and the UPDATE flips exactly the
-// rows kept; each claim bumps version and attempts. (Rows a source locked but its group did not
-// keep are unlocked when the statement ends.) The LIMIT must sit in a CTE: a bare
-// `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` may be re-evaluated and lock more than n rows.
-// Only PENDING rows are read: the partial claim indexes hold nothing else, and not-due rows wait
-// as SCHEDULED. The picked ids are updated through `id = ANY(ARRAY(…))`, a primary-key lookup,
-// rather than a join whose plan depends on statistics. The paused queues are read once per
-// source (an init plan), so a pause is obeyed from the next claim on. The batch comes back as
-// one JSON text: the client parses it natively, not row by row.
+// Invariant: each candidate CTE locks at most its limit of due PENDING rows of its group's kinds
+// and queues (never of a paused queue), skipping rows other claimers hold; the UPDATE flips
+// exactly the rows kept, and each claim bumps version and attempts. With capped queues, each
+// group has a candidate CTE per capped queue besides its own; the rows kept are, in claim order,
+// at most the queue's limit per capped queue over all groups, then at most the limit per group.
+// (Rows locked but not kept are unlocked when the statement ends.) The LIMIT must sit in a CTE: a
+// bare `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` may be re-evaluated and lock more than n
+// rows. Only PENDING rows are read: the partial claim indexes hold nothing else, and not-due rows
+// wait as SCHEDULED. The kept ids are updated through `id = ANY(ARRAY(…))`, a primary-key lookup,
+// rather than a join whose plan depends on statistics. The paused queues are read by each
+// candidate CTE (an init plan), so a pause is obeyed from the next claim on. The batch comes back
+// as one JSON text: the client parses it natively, not row by row.
 
 /** A claim statement's text and its bound values, built together so that they always agree. */
 interface BuiltClaim {
@@ -21,21 +22,12 @@ interface BuiltClaim {
   readonly values: unknown[];
 }
 
-function sourceFilter(source: ClaimSource, bind: (value: unknown) => string): string {
-  if (source.queues !== undefined) {
-    return source.queues.length === 1
-      ? `AND queue = ${bind(source.queues[0])}::text`
-      : `AND queue = ANY(${bind(source.queues)}::text[])`;
-  }
-  return source.exceptQueues !== undefined && source.exceptQueues.length > 0
-    ? `AND queue <> ALL(${bind(source.exceptQueues)}::text[])`
-    : '';
-}
+const CLAIM_ORDER = 'priority, run_at, id';
 
 /**
  * Builds the claim statement for groups whose limits are above 0. Values: `$1` now (NULL for the
- * database clock), `$2` worker id, `$3` lease in ms, then each group's and source's kinds, queues
- * and limits in order.
+ * database clock), `$2` worker id, `$3` lease in ms, then each group's kinds, queues and limits,
+ * and the capped queues' names and limits, in order.
  */
 export function buildPgClaim(input: ClaimInput, groups: readonly ClaimGroup[]): BuiltClaim {
   const values: unknown[] = [input.now ?? null, input.workerId, input.leaseMs];
@@ -43,34 +35,59 @@ export function buildPgClaim(input: ClaimInput, groups: readonly ClaimGroup[]): 
     values.push(value);
     return `$${values.length}`;
   };
+  const limits = Object.entries(input.queueLimits ?? {});
+  const capped = limits.map(([queue]) => queue);
+  const open = limits.filter(([, limit]) => limit > 0);
   const ctes: string[] = [];
-  const picked: string[] = [];
-  groups.forEach((group, g) => {
-    const kinds = bind(group.kinds);
-    const sources = group.sources?.filter((s) => s.limit > 0) ?? [{ limit: group.limit }];
-    const limit = bind(sources.length === 1 ? Math.min(group.limit, sources[0]?.limit ?? 0) : group.limit);
-    const names = sources.map((source, s) => {
-      const name = sources.length === 1 ? `g${g}` : `g${g}s${s}`;
-      const sourceLimit = sources.length === 1 ? limit : bind(Math.min(group.limit, source.limit));
-      ctes.push(`${name} AS (
-  SELECT id, priority, run_at FROM nudge_jobs
+  const candidate = (name: string, kinds: string, queueFilter: string, limit: string): void => {
+    ctes.push(`${name} AS (
+  SELECT id, queue, priority, run_at FROM nudge_jobs
    WHERE status = 'PENDING' AND run_at <= ${pgNow('$1')} AND kind = ANY(${kinds}::text[])
-     ${sourceFilter(source, bind)} AND queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused))
-   ORDER BY priority, run_at, id
-   LIMIT ${sourceLimit}
+     ${queueFilter} AND queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused))
+   ORDER BY ${CLAIM_ORDER}
+   LIMIT ${limit}
    FOR UPDATE SKIP LOCKED
 )`);
-      return name;
+  };
+  const offered: string[] = [];
+  groups.forEach((group, g) => {
+    const kinds = bind(group.kinds);
+    const limit = bind(group.limit);
+    const queueFilter = [
+      group.queues === undefined ? '' : `AND queue = ANY(${bind(group.queues)}::text[])`,
+      capped.length === 0 ? '' : `AND queue <> ALL(${bind(capped)}::text[])`,
+    ].join(' ');
+    candidate(`g${g}`, kinds, queueFilter, limit);
+    offered.push(`SELECT ${g} AS g, * FROM g${g}`);
+    open.forEach(([queue, queueLimit], q) => {
+      candidate(
+        `g${g}q${q}`,
+        kinds,
+        `AND queue = ${bind(queue)}::text`,
+        bind(Math.min(queueLimit, group.limit)),
+      );
+      offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}`);
     });
-    if (names.length > 1) {
-      ctes.push(`g${g} AS (
-  SELECT id FROM (${names.map((n) => `SELECT * FROM ${n}`).join(' UNION ALL ')}) AS offered
-   ORDER BY priority, run_at, id
-   LIMIT ${limit}
-)`);
-    }
-    picked.push(`SELECT id FROM g${g}`);
   });
+  let kept: string;
+  if (open.length === 0) {
+    kept = groups.map((_, g) => `SELECT id FROM g${g}`).join(' UNION ALL ');
+  } else {
+    const groupLimits = bind(groups.map((group) => group.limit));
+    const queueNames = bind(open.map(([queue]) => queue));
+    const queueLimits = bind(open.map(([, limit]) => limit));
+    ctes.push(`offered AS (${offered.join(' UNION ALL ')}),
+within_caps AS (
+  SELECT o.*, row_number() OVER (PARTITION BY o.queue ORDER BY ${CLAIM_ORDER}) AS in_queue, c.cap
+    FROM offered AS o
+    LEFT JOIN unnest(${queueNames}::text[], ${queueLimits}::int[]) AS c(name, cap) ON c.name = o.queue
+),
+kept AS (
+  SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY ${CLAIM_ORDER}) AS in_group
+    FROM within_caps WHERE cap IS NULL OR in_queue <= cap
+)`);
+    kept = `SELECT id FROM kept WHERE in_group <= (${groupLimits}::int[])[g + 1]`;
+  }
   const text = `
 WITH ${ctes.join(',\n')},
 claimed AS (
@@ -81,7 +98,7 @@ claimed AS (
          claimed_by = $2,
          started_at = ${pgNow('$1')},
          lease_expires_at = ${pgNow('$1')} + ${pgMs('$3')}
-   WHERE j.id = ANY(ARRAY(${picked.join(' UNION ALL ')}))
+   WHERE j.id = ANY(ARRAY(${kept}))
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload
 )
 SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text)), '[]')::text AS jobs
@@ -106,12 +123,7 @@ function statementName(text: string): string {
 
 /** The PostgreSQL claim, a named prepared statement per shape of groups; see {@link Store.claim}. */
 export async function pgClaim(pool: pg.Pool, input: ClaimInput): Promise<ClaimedJob[]> {
-  const groups = input.groups.filter(
-    (group) =>
-      group.limit > 0 &&
-      group.kinds.length > 0 &&
-      (group.sources === undefined || group.sources.some((source) => source.limit > 0)),
-  );
+  const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
   if (groups.length === 0) return [];
   const { text, values } = buildPgClaim(input, groups);
   // One text value for the whole batch: a native JSON.parse instead of parsing a row per job.

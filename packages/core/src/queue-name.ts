@@ -1,0 +1,12 @@
+/**
+ * What a queue name may hold: 1 to 100 letters, digits, `_`, `.` or `-` (so that it fits in a URL
+ * path and in the `NUDGE_QUEUES` list, where `:` starts a cap, without escaping).
+ */
+export const QUEUE_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,100}$';
+
+const QUEUE_NAME = new RegExp(QUEUE_NAME_PATTERN);
+
+/** Whether `name` is a valid queue name (see {@link QUEUE_NAME_PATTERN}). */
+export function isQueueName(name: string): boolean {
+  return QUEUE_NAME.test(name);
+}

@@ -1,0 +1,47 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NudgeError } from '@nudge/core';
+import type { JobCommandResult } from '@nudge/store';
+import type { ClaimEngine } from './claim-engine.js';
+import { errorBodySchema } from './error-body.js';
+import { jobIdParamsSchema } from './job-id-params.js';
+import { JobStateConflictError } from './job-state-conflict-error.js';
+import { jobViewSchema, toJobView, type JobView } from './job-view.js';
+
+const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
+
+function answer(id: number, command: 'cancel' | 'retry', result: JobCommandResult): JobView {
+  switch (result.outcome) {
+    case 'changed':
+      return toJobView(result.job);
+    case 'conflict':
+      throw new JobStateConflictError(id, command, result.job.status);
+    case 'not-found':
+      throw new NudgeError('JOB_NOT_FOUND', `no job has id ${id}`);
+  }
+}
+
+/**
+ * Job commands.
+ *
+ * - `POST /jobs/:id/cancel`: a `SCHEDULED`, `PENDING` or `RUNNING` job becomes `CANCELLED` at
+ *   once (a running attempt is aborted through `ctx.signal`: at once on this instance, within one
+ *   heartbeat on another; its late outcome changes nothing).
+ * - `POST /jobs/:id/retry`: a `FAILED` or `CANCELLED` job becomes `PENDING` with fresh attempts.
+ *
+ * Both answer `200` with the job's view, `409 JOB_STATE_CONFLICT` (with the job's `status`) when
+ * its status does not allow the command, or `404 JOB_NOT_FOUND`.
+ */
+export const jobCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngine }> = async (
+  app,
+  { engine },
+) => {
+  const schema = { params: jobIdParamsSchema, response: { 200: jobViewSchema, ...errors } };
+  app.post('/jobs/:id/cancel', { schema }, async (request) => {
+    const id = Number(request.params.id);
+    return answer(id, 'cancel', await engine.cancel(id));
+  });
+  app.post('/jobs/:id/retry', { schema }, async (request) => {
+    const id = Number(request.params.id);
+    return answer(id, 'retry', await engine.retry(id));
+  });
+};
