@@ -25,7 +25,8 @@ export const ERROR_CODES = {
   },
   JOB_STATE_CONFLICT: {
     status: 409,
-    summary: 'The job is in a status the operation does not apply to (cancel a finished job, retry a running one).',
+    summary:
+      'The job is in a status the operation does not apply to (cancel a finished job, retry a running one).',
   },
   JOB_NOT_FOUND: { status: 404, summary: 'No job has that id.' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'No route matches the method and path.' },

@@ -6,3 +6,4 @@ export * from './error-codes.js';
 export * from './nudge-error.js';
 export * from './logger.js';
 export * from './storable-json.js';
+export * from './job-limits.js';

@@ -12,6 +12,7 @@ import type {
   InstanceInput,
   JobLease,
   ListJobsQuery,
+  ProgressInput,
   PromoteInput,
   PromoteResult,
   SchemaState,
@@ -24,6 +25,7 @@ import type {
   UnhandledKindsResult,
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
+import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
@@ -33,6 +35,7 @@ import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
 import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
 import { sqliteRowToJob, type SqliteSchema } from './sqlite-row.js';
+import { createSqliteProgress } from './sqlite-progress.js';
 import { createSqlitePromote } from './sqlite-promote.js';
 import { createSqliteRelease } from './sqlite-release.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
@@ -151,7 +154,12 @@ export class SqliteStore implements Store {
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
+    if (hasFollowUps(items)) assertStorableFollowUps(items);
     return this.#hotPath.complete(items, now);
+  }
+
+  async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
+    return this.#hotPath.setProgress(items);
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
@@ -199,6 +207,7 @@ function prepareHotPath(db: Database.Database) {
     complete: createSqliteComplete(db),
     fail: createSqliteFail(db),
     release: createSqliteRelease(db),
+    setProgress: createSqliteProgress(db),
     sweep: createSqliteSweep(db),
     promote: createSqlitePromote(db),
     enqueueClaimed: createSqliteEnqueueClaimed(db),
