@@ -28,6 +28,14 @@ export interface EngineEvents {
   'job:released': JobLease;
   /** The attempt no longer owns its row; its outcome is discarded. */
   'job:lease-lost': JobLease;
+  /** Progress values were written: `sent` in one statement, `written` of them still held their lease. */
+  'progress:written': { sent: number; written: number };
+  /**
+   * A recorded success enqueued follow-up jobs (`ctx.enqueue`): `due` when some can run now,
+   * `nextDelayMs` until the earliest delayed one comes due (`null` when none is delayed). A
+   * follow-up whose idempotency key existed is counted but was not inserted.
+   */
+  'job:followed-up': JobLease & { followUps: number; due: boolean; nextDelayMs: number | null };
   /** Slots of a class became free. */
   'slot:freed': { free: number; execution: ExecutionClass };
   /** Leases of running jobs were renewed. */

@@ -6,7 +6,8 @@ import { DeadlineWheel } from './deadline-wheel.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
-import type { AttemptResult } from './threads/thread-messages.js';
+import type { ProgressWriter } from './progress-writer.js';
+import type { AttemptResult, ProgressTuple } from './threads/thread-messages.js';
 import type { LostAttempt, ThreadPool } from './threads/thread-pool.js';
 
 /** What an {@link Executor} works with. */
@@ -17,6 +18,8 @@ export interface ExecutorParts {
   /** The class of every kind the handler module exports. */
   readonly kinds: ReadonlyMap<string, ExecutionClass>;
   readonly writer: OutcomeWriter;
+  /** Writes `ctx.progress` values through its throttle. */
+  readonly progress: ProgressWriter;
   readonly emit: EmitEngineEvent;
   readonly outcomes: OutcomeContext;
   /** Slots of `execution` became free. */
@@ -143,9 +146,20 @@ export class Executor {
   onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void {
     for (const result of results) {
       const attempt = this.#finish(result[0], result[1]);
-      if (attempt) this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes));
+      if (!attempt) continue;
+      const latest = this.#parts.progress.finish(leaseOf(attempt));
+      this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes, latest));
     }
     this.#freed(execution);
+  }
+
+  /** Running attempts reported progress: hand it to the throttled writer while their lease is held. */
+  onProgress(progress: readonly ProgressTuple[]): void {
+    for (const [id, version, json] of progress) {
+      const attempt = this.#attempts.get(id);
+      if (!attempt || attempt.job.version !== version || attempt.abortReason === 'lease-lost') continue;
+      this.#parts.progress.report({ id, version }, json);
+    }
   }
 
   /** A thread ended under some attempts: decide each one's outcome and free their slots. */
@@ -169,6 +183,7 @@ export class Executor {
         : `a ${execution} thread died; it was replaced`,
     );
     for (const [attempt, entry] of finished) {
+      const latest = this.#parts.progress.finish(leaseOf(attempt));
       this.#record(
         attempt,
         outcomeOfLoss(
@@ -176,6 +191,7 @@ export class Executor {
           entry,
           { ...end, culpritKnown: end.culpritKnown || timedOut },
           this.#parts.outcomes,
+          latest,
         ),
       );
     }
@@ -196,6 +212,7 @@ export class Executor {
       // A finished attempt's outcome write will find the lease gone on its own.
       if (!attempt || attempt.job.version !== lease.version) continue;
       this.#held.delete(lease.id);
+      this.#parts.progress.finish(lease);
       aborted.push(attempt);
     }
     this.#abort(aborted, 'lease-lost');
