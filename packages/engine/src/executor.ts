@@ -147,7 +147,7 @@ export class Executor {
     for (const result of results) {
       const attempt = this.#finish(result[0], result[1]);
       if (!attempt) continue;
-      const latest = this.#parts.progress.finish(leaseOf(attempt));
+      const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
       this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes, latest));
     }
     this.#freed(execution);
@@ -183,7 +183,7 @@ export class Executor {
         : `a ${execution} thread died; it was replaced`,
     );
     for (const [attempt, entry] of finished) {
-      const latest = this.#parts.progress.finish(leaseOf(attempt));
+      const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
       this.#record(
         attempt,
         outcomeOfLoss(
@@ -212,7 +212,7 @@ export class Executor {
       // A finished attempt's outcome write will find the lease gone on its own.
       if (!attempt || attempt.job.version !== lease.version) continue;
       this.#held.delete(lease.id);
-      this.#parts.progress.finish(lease);
+      this.#parts.progress.finish(lease.id, lease.version);
       aborted.push(attempt);
     }
     this.#abort(aborted, 'lease-lost');

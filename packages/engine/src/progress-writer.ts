@@ -54,11 +54,11 @@ export class ProgressWriter {
    * The attempt ended: forgets it, and returns its latest progress (written or not) for the
    * outcome to carry, or `undefined` when it reported none.
    */
-  finish(lease: JobLease): string | undefined {
+  finish(id: number, version: number): string | undefined {
     if (this.#latest.size === 0) return undefined;
-    const latest = this.#latest.get(lease.id);
-    if (!latest || latest.version !== lease.version) return undefined;
-    this.#latest.delete(lease.id);
+    const latest = this.#latest.get(id);
+    if (!latest || latest.version !== version) return undefined;
+    this.#latest.delete(id);
     return latest.json;
   }
 

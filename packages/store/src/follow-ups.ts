@@ -1,5 +1,5 @@
 import { findUnstorableJsonText, NudgeError, unstorableText } from '@nudge/core';
-import type { CompleteInput, FollowUpInput } from './store.js';
+import type { CompleteInput } from './store.js';
 
 /**
  * `max_attempts` of a job enqueued without one: the column's default in every migration. A

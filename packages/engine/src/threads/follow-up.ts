@@ -1,4 +1,4 @@
-import { findUnstorableJson, unstorableText, type JsonValue } from '@nudge/core';
+import { findUnstorableJson, unstorableText } from '@nudge/core';
 import type { FollowUpInput } from '@nudge/store';
 
 /** A follow-up job as a thread sends it: a {@link FollowUpInput} with `runAt` as ISO text. */
@@ -10,6 +10,13 @@ const INT_MAX = 2_147_483_647;
 
 /** Longest `delayMs` of a follow-up: 10 years, in ms. */
 export const MAX_FOLLOW_UP_DELAY_MS = 10 * 365 * 86_400_000;
+
+/** A value as an error message quotes it. */
+function shown(value: unknown): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : value.toISOString();
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
 
 function text(name: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
@@ -24,7 +31,7 @@ function text(name: string, value: unknown): string {
 
 function whole(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new TypeError(`ctx.enqueue: ${name} must be a whole number (got ${String(value)})`);
+    throw new TypeError(`ctx.enqueue: ${name} must be a whole number (got ${shown(value)})`);
   }
   if (value < min || value > max) {
     throw new RangeError(`ctx.enqueue: ${name} must be from ${min} to ${max} (got ${value})`);
@@ -44,11 +51,11 @@ export function followUpOf(kind: unknown, payload: unknown, options: unknown): F
     if (problem) {
       throw new TypeError(`ctx.enqueue: payload${problem.path} cannot be stored: ${problem.reason}`);
     }
-    followUp.payloadJson = JSON.stringify(payload as JsonValue);
+    followUp.payloadJson = JSON.stringify(payload);
   }
   if (options === undefined) return followUp;
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`ctx.enqueue: options must be an object (got ${String(options)})`);
+    throw new TypeError(`ctx.enqueue: options must be an object (got ${shown(options)})`);
   }
   const o = options as Record<string, unknown>;
   if (o.queue !== undefined) followUp.queue = text('queue', o.queue);
@@ -60,13 +67,13 @@ export function followUpOf(kind: unknown, payload: unknown, options: unknown): F
   }
   if (o.runAt !== undefined) {
     if (!(o.runAt instanceof Date) || Number.isNaN(o.runAt.getTime())) {
-      throw new TypeError(`ctx.enqueue: runAt must be a valid Date (got ${String(o.runAt)})`);
+      throw new TypeError(`ctx.enqueue: runAt must be a valid Date (got ${shown(o.runAt)})`);
     }
     followUp.runAt = o.runAt.toISOString();
   }
   if (o.delayMs !== undefined) {
     if (typeof o.delayMs !== 'number' || !Number.isFinite(o.delayMs)) {
-      throw new TypeError(`ctx.enqueue: delayMs must be a finite number of ms (got ${String(o.delayMs)})`);
+      throw new TypeError(`ctx.enqueue: delayMs must be a finite number of ms (got ${shown(o.delayMs)})`);
     }
     if (o.delayMs < 0 || o.delayMs > MAX_FOLLOW_UP_DELAY_MS) {
       throw new RangeError(
