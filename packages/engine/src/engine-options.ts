@@ -64,8 +64,8 @@ export interface EngineOptions {
   /**
    * Shortest time between two progress writes of one job (`ctx.progress`), in ms: the engine
    * writes the latest value of every job that reported progress in one statement at most once
-   * per interval, and each thread sends its jobs' latest values at most once per interval.
-   * @defaultValue 1000
+   * per interval, and each thread sends its jobs' latest values at most once per interval. At
+   * least 10. @defaultValue 1000
    */
   readonly progressIntervalMs?: number;
   /** Heap limit of each thread, in MB. @defaultValue 512 */

@@ -171,7 +171,12 @@ async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefine
       settle(entry, [id, version, 0, error, entry.unsentProgress]);
       return;
     }
-    settle(entry, [id, version, 1, resultJson, entry.unsentProgress, entry.followUps]);
+    // The common case stays a short tuple on the wire.
+    if (entry.unsentProgress === undefined && entry.followUps === undefined) {
+      settle(entry, [id, version, 1, resultJson]);
+    } else {
+      settle(entry, [id, version, 1, resultJson, entry.unsentProgress ?? null, entry.followUps ?? null]);
+    }
   } catch (error) {
     settle(entry, [id, version, 0, errorMessage(error), entry.unsentProgress]);
   }
