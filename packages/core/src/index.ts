@@ -8,3 +8,4 @@ export * from './logger.js';
 export * from './storable-json.js';
 export * from './job-transitions.js';
 export * from './queue-name.js';
+export * from './job-limits.js';

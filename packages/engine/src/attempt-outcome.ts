@@ -1,8 +1,10 @@
 import type { AttemptResult } from './threads/thread-messages.js';
 import type { LostAttempt } from './threads/thread-pool.js';
 import { describeThreadFailure } from './threads/describe-thread-failure.js';
+import type { CompleteInput, FailInput } from '@nudge/store';
 import { leaseOf, type Attempt } from './attempt.js';
 import type { Outcome } from './outcome-writer.js';
+import { toFollowUpInputs } from './threads/follow-up.js';
 
 /** What deciding an outcome needs from the engine. */
 export interface OutcomeContext {
@@ -12,34 +14,53 @@ export interface OutcomeContext {
   retryDelayMs(kind: string, attempt: number): number;
 }
 
-function failure(attempt: Attempt, error: string, context: OutcomeContext): Outcome {
+function failure(
+  attempt: Attempt,
+  error: string,
+  context: OutcomeContext,
+  progressJson: string | undefined,
+  permanent = false,
+): Outcome {
   const { kind, attempt: number } = attempt.job;
-  return {
-    type: 'fail',
-    input: { ...leaseOf(attempt), error, retryDelayMs: context.retryDelayMs(kind, number) },
+  const input: { -readonly [K in keyof FailInput]: FailInput[K] } = {
+    ...leaseOf(attempt),
+    error,
+    retryDelayMs: context.retryDelayMs(kind, number),
   };
+  if (permanent) input.permanent = true;
+  if (progressJson !== undefined) input.progressJson = progressJson;
+  return { type: 'fail', input };
 }
 
 /**
- * The outcome of an attempt its thread reported: success, or a failure with backoff. An attempt
- * whose lease was lost (or whose job was cancelled) writes nothing; one stopped for shutdown that did not succeed is released.
+ * The outcome of an attempt its thread reported: success (with its follow-up jobs), or a failure
+ * with backoff (permanent for a result over the size limit). An attempt whose lease was lost
+ * (or whose job was cancelled) writes nothing; one stopped for shutdown that did not succeed is released. Either outcome
+ * carries the attempt's last progress: the value the thread had not sent yet, else `latestProgress`.
  */
 export function outcomeOfResult(
   attempt: Attempt,
   result: AttemptResult,
   context: OutcomeContext,
+  latestProgress?: string,
 ): Outcome | undefined {
   const reason = attempt.abortReason;
   if (reason === 'lease-lost' || reason === 'cancelled') return undefined;
+  const progressJson = result[4] ?? latestProgress;
   if (result[2] === 1) {
-    return {
-      type: 'complete',
-      input: { id: attempt.job.id, version: attempt.job.version, resultJson: result[3] },
+    const input: { -readonly [K in keyof CompleteInput]: CompleteInput[K] } = {
+      id: attempt.job.id,
+      version: attempt.job.version,
+      resultJson: result[3],
     };
+    if (progressJson !== undefined) input.progressJson = progressJson;
+    const followUps = result[5];
+    if (followUps && followUps.length > 0) input.followUps = toFollowUpInputs(followUps);
+    return { type: 'complete', input };
   }
   if (reason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
   const error = reason === 'timeout' ? `timed out after ${context.jobTimeoutMs} ms: ${result[3]}` : result[3];
-  return failure(attempt, error, context);
+  return failure(attempt, error, context, progressJson, result[2] === 2);
 }
 
 /** How a thread ended, for {@link outcomeOfLoss}. */
@@ -64,13 +85,16 @@ export function outcomeOfLoss(
   lost: LostAttempt,
   end: ThreadEnd,
   context: OutcomeContext,
+  latestProgress?: string,
 ): Outcome | undefined {
   if (attempt.abortReason === 'lease-lost' || attempt.abortReason === 'cancelled') return undefined;
   if (attempt.abortReason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
-  if (lost.culpritError !== undefined) return failure(attempt, lost.culpritError, context);
+  if (lost.culpritError !== undefined) return failure(attempt, lost.culpritError, context, latestProgress);
   if (attempt.abortReason === 'timeout') {
-    return failure(attempt, describeThreadFailure(end.cause, { reason: 'timeout', ...context }), context);
+    const error = describeThreadFailure(end.cause, { reason: 'timeout', ...context });
+    return failure(attempt, error, context, latestProgress);
   }
   if (end.terminated || end.culpritKnown) return { type: 'release', input: leaseOf(attempt) };
-  return failure(attempt, describeThreadFailure(end.cause, { reason: undefined, ...context }), context);
+  const error = describeThreadFailure(end.cause, { reason: undefined, ...context });
+  return failure(attempt, error, context, latestProgress);
 }

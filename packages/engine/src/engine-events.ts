@@ -33,6 +33,14 @@ export interface EngineEvents {
    * heartbeat, or cancelled through this instance); its outcome is discarded.
    */
   'job:cancelled': JobLease;
+  /** Progress values were written: `sent` in one statement, `written` of them still held their lease. */
+  'progress:written': { sent: number; written: number };
+  /**
+   * A recorded success enqueued follow-up jobs (`ctx.enqueue`): `due` when some can run now,
+   * `nextDelayMs` until the earliest delayed one comes due (`null` when none is delayed). A
+   * follow-up whose idempotency key existed is counted but was not inserted.
+   */
+  'job:followed-up': JobLease & { followUps: number; due: boolean; nextDelayMs: number | null };
   /** Slots of a class became free. */
   'slot:freed': { free: number; execution: ExecutionClass };
   /** Leases of running jobs were renewed. */

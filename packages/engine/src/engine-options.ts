@@ -69,6 +69,13 @@ export interface EngineOptions {
   readonly backoff?: BackoffOptions;
   /** Per-kind overrides of the curve, merged over `backoff`. */
   readonly backoffByKind?: Readonly<Record<string, Partial<BackoffOptions>>>;
+  /**
+   * Shortest time between two progress writes of one job (`ctx.progress`), in ms: the engine
+   * writes the latest value of every job that reported progress in one statement at most once
+   * per interval, and each thread sends its jobs' latest values at most once per interval. At
+   * least 10. @defaultValue 1000
+   */
+  readonly progressIntervalMs?: number;
   /** Heap limit of each thread, in MB. @defaultValue 512 */
   readonly maxOldGenerationSizeMb?: number;
   readonly logger?: Logger;
@@ -117,6 +124,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     abortGraceMs: wholeNumber('abortGraceMs', options.abortGraceMs ?? 1000, 0),
     shutdownGraceMs: wholeNumber('shutdownGraceMs', options.shutdownGraceMs ?? 10_000, 0),
     unhandledKindGraceMs: wholeNumber('unhandledKindGraceMs', options.unhandledKindGraceMs ?? 300_000, 0),
+    progressIntervalMs: wholeNumber('progressIntervalMs', options.progressIntervalMs ?? 1000, 10),
     backoff,
     backoffByKind,
     maxOldGenerationSizeMb: wholeNumber('maxOldGenerationSizeMb', options.maxOldGenerationSizeMb ?? 512, 16),

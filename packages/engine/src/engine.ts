@@ -9,6 +9,7 @@ import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } 
 import { Executor } from './executor.js';
 import { LeaseKeeper, type HeartbeatResult } from './lease-keeper.js';
 import { OutcomeWriter } from './outcome-writer.js';
+import { ProgressWriter } from './progress-writer.js';
 import { Rescuer, type RescueResult } from './rescuer.js';
 import { Scheduler, type ScheduleResult } from './scheduler.js';
 import { shutdownEngine } from './shutdown.js';
@@ -41,6 +42,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   readonly #kindsByClass: ReadonlyMap<ExecutionClass, readonly string[]>;
   readonly #executor: Executor;
   readonly #writer: OutcomeWriter;
+  readonly #progress: ProgressWriter;
   readonly #claimer: Claimer;
   readonly #leaseKeeper: LeaseKeeper;
   readonly #rescuer: Rescuer;
@@ -71,14 +73,20 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       emit,
       onWritten: (leases) => this.#executor.written(leases),
     });
+    this.#progress = new ProgressWriter({ store, logger, emit, intervalMs: options.progressIntervalMs });
     this.on('job:failed', ({ status, retryDelayMs: delay }) => {
       if (status === 'SCHEDULED') this.#scheduler.wakeIn(delay);
+    });
+    this.on('job:followed-up', ({ due, nextDelayMs }) => {
+      if (due) this.requestClaim();
+      if (nextDelayMs !== null) this.#scheduler.wakeIn(nextDelayMs);
     });
     this.#executor = new Executor({
       options,
       pools,
       kinds: this.#kinds,
       writer: this.#writer,
+      progress: this.#progress,
       emit,
       outcomes: { ...options, retryDelayMs: (kind, attempt) => retryDelayMs(attempt, this.backoffFor(kind)) },
       onSlotsFreed: (execution) => this.#claimer.slotsFreed(execution),
@@ -160,6 +168,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     const pools = await startThreadPools(resolved, kinds, {
       onResults: (execution, results) => target.executor?.onResults(execution, results),
       onThreadLost: (...args) => target.executor?.onThreadLost(...args),
+      onProgress: (progress) => target.executor?.onProgress(progress),
     });
     const engine = new Engine(resolved, kinds, pools);
     target.executor = engine.#executor;
@@ -326,6 +335,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       executor: this.#executor,
       leaseKeeper: this.#leaseKeeper,
       writer: this.#writer,
+      progress: this.#progress,
       started: this.#started,
       slotFreed: () => new Promise((resolve) => this.once('slot:freed', () => resolve())),
     })

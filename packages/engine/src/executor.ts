@@ -6,7 +6,8 @@ import { DeadlineWheel } from './deadline-wheel.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
-import type { AttemptResult } from './threads/thread-messages.js';
+import type { ProgressWriter } from './progress-writer.js';
+import type { AttemptResult, ProgressTuple } from './threads/thread-messages.js';
 import type { LostAttempt, ThreadPool } from './threads/thread-pool.js';
 
 /** What an {@link Executor} works with. */
@@ -17,6 +18,8 @@ export interface ExecutorParts {
   /** The class of every kind the handler module exports. */
   readonly kinds: ReadonlyMap<string, ExecutionClass>;
   readonly writer: OutcomeWriter;
+  /** Writes `ctx.progress` values through its throttle. */
+  readonly progress: ProgressWriter;
   readonly emit: EmitEngineEvent;
   readonly outcomes: OutcomeContext;
   /** Slots of `execution` became free. */
@@ -177,9 +180,20 @@ export class Executor {
       const attempt = this.#finish(result[0], result[1]);
       if (!attempt) continue;
       queues.add(attempt.job.queue);
-      this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes));
+      const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
+      this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes, latest));
     }
     this.#freed(execution, queues);
+  }
+
+  /** Running attempts reported progress: hand it to the throttled writer while their lease is held. */
+  onProgress(progress: readonly ProgressTuple[]): void {
+    for (const [id, version, json] of progress) {
+      const attempt = this.#attempts.get(id);
+      if (!attempt || attempt.job.version !== version) continue;
+      if (attempt.abortReason === 'lease-lost' || attempt.abortReason === 'cancelled') continue;
+      this.#parts.progress.report({ id, version }, json);
+    }
   }
 
   /** A thread ended under some attempts: decide each one's outcome and free their slots. */
@@ -206,6 +220,7 @@ export class Executor {
         : `a ${execution} thread died; it was replaced`,
     );
     for (const [attempt, entry] of finished) {
+      const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
       this.#record(
         attempt,
         outcomeOfLoss(
@@ -213,6 +228,7 @@ export class Executor {
           entry,
           { ...end, culpritKnown: end.culpritKnown || timedOut },
           this.#parts.outcomes,
+          latest,
         ),
       );
     }
@@ -235,6 +251,7 @@ export class Executor {
       // A finished attempt's outcome write will find the lease gone on its own.
       if (!attempt || attempt.job.version !== lease.version) continue;
       this.#held.delete(lease.id);
+      this.#parts.progress.finish(lease.id, lease.version);
       aborted.push(attempt);
     }
     this.#abort(

@@ -2,12 +2,15 @@ export { Engine, type SlotCounts } from './engine.js';
 export type { EngineEvents, EngineEventName } from './engine-events.js';
 export { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 export type {
+  FollowUpOptions,
   Handler,
   HandlerContext,
   HandlerDefinition,
   HandlerExport,
   KindInfo,
+  ProgressValue,
 } from './threads/handler.js';
+export { MAX_FOLLOW_UP_DELAY_MS } from './threads/follow-up.js';
 export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';

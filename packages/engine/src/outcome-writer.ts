@@ -142,7 +142,23 @@ export class OutcomeWriter {
   async #writeCompletes(inputs: readonly CompleteInput[]): Promise<void> {
     const written = await this.#options.store.complete(inputs);
     for (const lease of written) this.#options.emit('job:succeeded', lease);
+    if (inputs.some((input) => input.followUps !== undefined)) this.#reportFollowUps(inputs, written);
     this.#reportLost('complete', inputs, written);
+  }
+
+  #reportFollowUps(inputs: readonly CompleteInput[], written: readonly JobLease[]): void {
+    const recorded = new Set(written.map((lease) => lease.id));
+    for (const { id, version, followUps } of inputs) {
+      if (!followUps || !recorded.has(id)) continue;
+      let due = false;
+      let nextDelayMs: number | null = null;
+      for (const followUp of followUps) {
+        const delay = followUp.runAt ? followUp.runAt.getTime() - Date.now() : (followUp.delayMs ?? 0);
+        if (delay <= 0) due = true;
+        else nextDelayMs = Math.min(nextDelayMs ?? delay, delay);
+      }
+      this.#options.emit('job:followed-up', { id, version, followUps: followUps.length, due, nextDelayMs });
+    }
   }
 
   async #writeFails(inputs: readonly FailInput[]): Promise<void> {

@@ -3,6 +3,7 @@ import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Executor } from './executor.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { OutcomeWriter } from './outcome-writer.js';
+import type { ProgressWriter } from './progress-writer.js';
 
 /** What {@link shutdownEngine} stops, in order. */
 export interface ShutdownParts {
@@ -13,6 +14,7 @@ export interface ShutdownParts {
   readonly executor: Executor;
   readonly leaseKeeper: LeaseKeeper;
   readonly writer: OutcomeWriter;
+  readonly progress: ProgressWriter;
   /** Whether the engine was started (registered in the instance registry). */
   readonly started: boolean;
   /** Resolves when a slot is next freed. */
@@ -26,7 +28,7 @@ const THREAD_EXIT_TIMEOUT_MS = 60_000;
  * Graceful shutdown, in order: stop claiming and the background services; give running jobs
  * `shutdownGraceMs` to finish; abort the rest (their `ctx.signal` fires, and threads still busy
  * `abortGraceMs` later are terminated) so they are released to `PENDING` for another instance;
- * keep heartbeating until then; write every outcome; stop the threads; leave the registry.
+ * keep heartbeating until then; write pending progress and every outcome; stop the threads; leave the registry.
  */
 export async function shutdownEngine(parts: ShutdownParts): Promise<void> {
   const { options, executor } = parts;
@@ -42,6 +44,7 @@ export async function shutdownEngine(parts: ShutdownParts): Promise<void> {
     await executor.whenIdle(options.abortGraceMs + THREAD_EXIT_TIMEOUT_MS, parts.slotFreed);
   }
   parts.leaseKeeper.stop();
+  await parts.progress.stop();
   await parts.writer.flush(true);
   await executor.destroy();
   if (parts.started) {

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ERROR_CODES } from '@nudge/core';
+import {
+  ERROR_CODES,
+  MAX_ATTEMPT_ERRORS,
+  MAX_ERROR_CHARS,
+  MAX_FOLLOW_UPS,
+  MAX_JSON_DEPTH,
+  MAX_PROGRESS_BYTES,
+  MAX_RESULT_BYTES,
+} from '@nudge/core';
 
 /** `docs/errors.md` at the root of the repository, from `packages/http/dist/`. */
 const DOC = new URL('../../../docs/errors.md', import.meta.url);
@@ -32,6 +40,25 @@ describe('docs/errors.md', () => {
   it('lists no code that ERROR_CODES lacks', () => {
     for (const code of documented.keys()) {
       assert.ok(Object.hasOwn(ERROR_CODES, code), `docs/errors.md lists ${code}, which ERROR_CODES lacks`);
+    }
+  });
+});
+
+describe('docs/errors.md limits', () => {
+  it('gives the value of every limit constant', () => {
+    const text = readFileSync(DOC, 'utf8');
+    const limits = {
+      MAX_JSON_DEPTH,
+      MAX_RESULT_BYTES,
+      MAX_ERROR_CHARS,
+      MAX_ATTEMPT_ERRORS,
+      MAX_PROGRESS_BYTES,
+      MAX_FOLLOW_UPS,
+    };
+    for (const [name, value] of Object.entries(limits)) {
+      const row = text.split('\n').find((line) => line.startsWith('|') && line.includes(`(\`${name}\`)`));
+      assert.ok(row, `docs/errors.md: the limits table should have a row for ${name}`);
+      assert.ok(row.includes(`\`${value}\``), `docs/errors.md: ${name} should be given as \`${value}\``);
     }
   });
 });

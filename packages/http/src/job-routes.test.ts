@@ -41,6 +41,7 @@ describe('POST /jobs and GET /jobs/:id', () => {
     assert.deepEqual(Object.keys(view).sort(), [
       'attempts',
       'createdAt',
+      'errors',
       'finishedAt',
       'id',
       'idempotencyKey',
@@ -49,6 +50,7 @@ describe('POST /jobs and GET /jobs/:id', () => {
       'maxAttempts',
       'payload',
       'priority',
+      'progress',
       'queue',
       'result',
       'runAt',
@@ -64,6 +66,8 @@ describe('POST /jobs and GET /jobs/:id', () => {
     assert.deepEqual(view.payload, body.payload);
     assert.equal(view.result, null);
     assert.equal(view.lastError, null);
+    assert.equal(view.progress, null);
+    assert.deepEqual(view.errors, []);
     assert.match(String(view.createdAt), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.equal(view.startedAt, null);
     assert.equal(view.finishedAt, null);
@@ -104,6 +108,32 @@ describe('POST /jobs and GET /jobs/:id', () => {
     await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
     await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
     assert.equal(t.claimRequests(), before + 2);
+  });
+
+  it('shows progress and the attempt-error history, times as ISO text', async () => {
+    const job = await t.store.enqueue({ kind: 'progressTest', maxAttempts: 3 });
+    const [claimed] = await t.store.claim({
+      workerId: 'w-1',
+      leaseMs: 10_000,
+      groups: [{ kinds: ['progressTest'], limit: 1 }],
+    });
+    assert.equal(claimed?.id, job.id);
+    const lease = { id: job.id, version: claimed.version };
+    await t.store.setProgress([{ ...lease, progressJson: '{"percent":40,"step":"upload"}' }]);
+    await t.store.fail([{ ...lease, error: 'boom', retryDelayMs: 0 }]);
+    const view = jsonBody(await t.app.inject({ method: 'GET', url: `/jobs/${job.id}` }));
+    assert.deepEqual(view.progress, { percent: 40, step: 'upload' });
+    const errors = view.errors as Array<Record<string, unknown>>;
+    assert.equal(errors.length, 1);
+    assert.deepEqual(
+      { ...errors[0], at: undefined },
+      { attempt: 1, at: undefined, error: 'boom', instance: 'w-1' },
+    );
+    assert.match(String(errors[0]?.at), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const list = jsonBody(await t.app.inject({ method: 'GET', url: `/jobs?ids=${job.id}` }));
+    const [listed] = list.jobs as Array<Record<string, unknown>>;
+    assert.deepEqual(listed?.errors, view.errors);
+    assert.deepEqual(listed?.progress, view.progress);
   });
 
   it('answers 404 JOB_NOT_FOUND for an unknown id', async () => {

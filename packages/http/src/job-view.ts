@@ -21,6 +21,24 @@ export const jobViewSchema = Type.Object(
     payload: Type.Unknown({ description: 'The handler input, any JSON value.' }),
     result: Type.Unknown({ description: "The handler's return value once SUCCEEDED, else null." }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the latest attempt failed.' }),
+    progress: Type.Unknown({
+      description:
+        'The latest progress the handler reported (ctx.progress): a number from 0 to 100 or a small JSON object; null before any. Kept after the job finishes.',
+    }),
+    errors: Type.Array(
+      Type.Object(
+        {
+          attempt: Type.Integer({ minimum: 1, description: 'The failed attempt’s number.' }),
+          at: timestamp('When the failure was recorded.'),
+          error: Type.String({ description: 'The error message (at most 8,192 characters).' }),
+          instance: Type.Union([Type.String(), Type.Null()], {
+            description: 'The worker id of the instance that ran the attempt; null when none did.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The latest failed attempts, oldest first, at most 10.' },
+    ),
     idempotencyKey: Type.Union([Type.String(), Type.Null()], {
       description: "The producer's idempotency key, unique per kind while the job is kept.",
     }),
@@ -48,6 +66,13 @@ export function toJobView(job: Job): JobView {
     payload: job.payload,
     result: job.result,
     lastError: job.lastError,
+    progress: job.progress,
+    errors: job.errors.map((e) => ({
+      attempt: e.attempt,
+      at: e.at.toISOString(),
+      error: e.error,
+      instance: e.instance,
+    })),
     idempotencyKey: job.idempotencyKey,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,

@@ -151,10 +151,49 @@ export interface SelfClaimInput {
   readonly kinds: readonly string[];
 }
 
+/**
+ * A job a successful attempt enqueues (`ctx.enqueue`), inserted with the completion and only if
+ * the completion is recorded. Omitted fields take the database defaults, as in {@link EnqueueInput}.
+ */
+export interface FollowUpInput {
+  /** Handler name; a non-empty string. */
+  readonly kind: string;
+  /** The payload as JSON text (not parsed again). @defaultValue `'{}'` */
+  readonly payloadJson?: string;
+  /** @defaultValue `'default'` */
+  readonly queue?: string;
+  /** Lower runs first. @defaultValue 0 */
+  readonly priority?: number;
+  /**
+   * Earliest start. With neither `runAt` nor `delayMs` the job is due at once. A time after the
+   * database's now stores the job as `SCHEDULED`.
+   */
+  readonly runAt?: Date;
+  /** Earliest start as ms after the database's now at completion; ignored with `runAt`. */
+  readonly delayMs?: number;
+  /** @defaultValue 5 */
+  readonly maxAttempts?: number;
+  /** As in {@link EnqueueInput}: an existing job of the same kind and key makes this one a no-op. */
+  readonly idempotencyKey?: string;
+}
+
 /** A successful attempt to record. */
 export interface CompleteInput extends JobLease {
   /** The job's `result` as JSON text, or `null` for SQL `NULL`. */
   readonly resultJson: string | null;
+  /** The attempt's last progress as JSON text, written with the result; omitted keeps `progress`. */
+  readonly progressJson?: string;
+  /**
+   * Jobs to insert in the same transaction as the completion, only when it is recorded (the lease
+   * still held): a fenced-out completion enqueues nothing.
+   */
+  readonly followUps?: readonly FollowUpInput[];
+}
+
+/** A progress value to record for a running attempt. */
+export interface ProgressInput extends JobLease {
+  /** The progress as JSON text (see `ctx.progress`). */
+  readonly progressJson: string;
 }
 
 /** A failed attempt to record. */
@@ -168,6 +207,8 @@ export interface FailInput extends JobLease {
   readonly retryDelayMs: number;
   /** Fail the job now, whatever attempts remain (unknown kind, bad payload). */
   readonly permanent?: boolean;
+  /** The attempt's last progress as JSON text, written with the failure; omitted keeps `progress`. */
+  readonly progressJson?: string;
 }
 
 /** A recorded failure and the status it left the job in (a retry, or `FAILED`). */
@@ -339,10 +380,27 @@ export interface Store {
   claim(input: ClaimInput): Promise<ClaimedJob[]>;
   /** Extends the leases still held by `leaseMs`; @returns the leases that were still held. */
   heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]>;
-  /** Records successes; @returns the attempts that were recorded (the others had lost their lease). */
+  /**
+   * Records successes, and inserts the follow-up jobs of each recorded one in the same
+   * transaction (a follow-up whose kind and idempotency key exist is skipped).
+   * @returns the attempts that were recorded (the others had lost their lease, and enqueued nothing)
+   * @throws NudgeError `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP` for a follow-up no dialect stores
+   *   alike; nothing of the batch is written
+   */
   complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]>;
-  /** Records failures: a retry after its delay, or `FAILED`; @returns what was recorded. */
+  /**
+   * Records failures: a retry after its delay, or `FAILED`. Each appends
+   * `{attempt, at, error, instance}` to the job's `errors` (the row's `attempts` and `claimed_by`,
+   * `at` from the database clock), keeping the last `MAX_ATTEMPT_ERRORS`.
+   * @returns what was recorded
+   */
   fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]>;
+  /**
+   * Records the progress of running attempts, in one statement, each only while its lease is
+   * held (same version, still `RUNNING`). The value stays after the job finishes.
+   * @returns the attempts whose progress was written
+   */
+  setProgress(items: readonly ProgressInput[]): Promise<JobLease[]>;
   /**
    * Gives running jobs back (graceful shutdown, or a neighbour's thread was terminated):
    * `PENDING`, due now, `version` bumped, and the interrupted attempt not counted.
@@ -351,7 +409,9 @@ export interface Store {
   release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]>;
   /**
    * Recovers `RUNNING` rows whose lease expired: back to waiting after a backoff delay, or to
-   * `FAILED` when their attempts are used up; `version` is bumped either way. Handles at most
+   * `FAILED` when their attempts are used up; `version` is bumped either way. Each appends to
+   * `errors` (and sets `last_error` to) `lease expired at <time>: the instance <claimed_by> stopped
+   * heartbeating …`. Handles at most
    * `limit` rows: call again while a call returns a full page.
    */
   sweepExpired(input: SweepInput): Promise<SweepResult>;
@@ -369,7 +429,8 @@ export interface Store {
   removeInstance(id: string): Promise<void>;
   /**
    * Fails `PENDING` jobs due for longer than `graceMs` whose kind no live instance handles, with
-   * a `last_error` naming the kind. An instance is live when seen within `instanceTtlMs`.
+   * a `last_error` naming the kind, also appended to `errors` as the attempt that could not start
+   * (`attempts + 1`, instance `null`). An instance is live when seen within `instanceTtlMs`.
    */
   failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult>;
 

@@ -40,6 +40,11 @@ describeStore('instances and unhandled kinds', (t) => {
       row?.lastError ?? '',
       /no running instance has a handler for kind "gone" \(kinds handled now: a, b\)/,
     );
+    assert.deepEqual(
+      row?.errors,
+      [{ attempt: 1, at: now, error: row?.lastError, instance: null }],
+      'recorded as the attempt that could not start',
+    );
     assert.equal((await t.store.getJob(handled?.id ?? -1))?.status, 'PENDING');
     assert.equal((await t.store.getJob(fresh?.id ?? -1))?.status, 'PENDING', 'still within its grace');
   });

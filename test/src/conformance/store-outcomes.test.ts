@@ -131,7 +131,7 @@ describeStore('outcomes and fencing', (t) => {
     assert.equal(again?.status, 'SCHEDULED');
     assert.equal(again?.version, 2);
     assert.equal(again?.runAt.getTime(), expiry.getTime() + 2500);
-    assert.match(again?.lastError ?? '', /lease expired .* while held by w1/);
+    assert.match(again?.lastError ?? '', /lease expired at .*: the instance w1 stopped heartbeating/);
     assert.equal((await t.store.getJob(byKind('k').id))?.status, 'PENDING', 'no delay: due at once');
     const done = await t.store.getJob(byKind('done').id);
     assert.equal(done?.status, 'FAILED');

@@ -22,7 +22,12 @@ export async function describeHandlers(
 ): Promise<readonly KindInfo[]> {
   const thread = new WorkerThread(
     { handlersUrl: handlersUrl(handlers), role: 'describe', maxOldGenerationSizeMb },
-    { onResults: () => undefined, onCulprit: () => undefined, onExit: () => undefined },
+    {
+      onResults: () => undefined,
+      onProgress: () => undefined,
+      onCulprit: () => undefined,
+      onExit: () => undefined,
+    },
   );
   try {
     return await thread.ready();

@@ -14,6 +14,50 @@ export interface HandlerContext {
    * terminated (and, for an `async` kind, the other jobs on that thread are given back uncharged).
    */
   readonly signal: AbortSignal;
+  /**
+   * Reports how far the attempt got: a number from 0 to 100 (a percentage), or a JSON object of
+   * at most `MAX_PROGRESS_BYTES` (4 KiB) of JSON whose optional `percent` is such a number, e.g.
+   * `ctx.progress(42)` or `ctx.progress({ percent: 42, step: 'upload' })`. Cheap to call often:
+   * the thread sends the latest value at most once per `progressIntervalMs`, and the engine
+   * writes it as the job's `progress` at most once per job per interval, while the lease is
+   * held; the last value reported before the handler settles is written with its outcome. The
+   * value stays after the job finishes. Calls after the attempt settled are ignored.
+   * @throws TypeError when the value is neither a finite number nor a plain object of storable JSON
+   * @throws RangeError when a number or `percent` is outside 0 to 100, or the JSON is too large
+   */
+  progress(value: ProgressValue): void;
+  /**
+   * Records a follow-up job, enqueued only if this attempt succeeds: it is inserted in the same
+   * transaction as the completion, and not at all when the completion is fenced out (lost
+   * lease) or the attempt fails (its recorded follow-ups are dropped; a retry records its own).
+   * At most `MAX_FOLLOW_UPS` (1,000) per attempt. A follow-up of the handler's own kind with a
+   * delay makes a recurring job.
+   * @param payload - the new job's payload @defaultValue `{}`
+   * @throws TypeError when `kind`, the payload or an option has the wrong type or is not storable
+   * @throws RangeError when an option is out of range, or the attempt already recorded the maximum
+   * @throws Error when called after the attempt settled
+   */
+  enqueue(kind: string, payload?: JsonValue, options?: FollowUpOptions): void;
+}
+
+/** What `ctx.progress` takes: a percentage, or a small JSON object with an optional `percent`. */
+export type ProgressValue =
+  number | { readonly percent?: number; readonly [key: string]: JsonValue | undefined };
+
+/** Options of a follow-up job (`ctx.enqueue`); omitted ones take the enqueue defaults. */
+export interface FollowUpOptions {
+  /** The named queue. @defaultValue `'default'` */
+  readonly queue?: string;
+  /** Lower runs first; a whole number. @defaultValue 0 */
+  readonly priority?: number;
+  /** Earliest start, an absolute time; a time after the database's now makes it `SCHEDULED`. */
+  readonly runAt?: Date;
+  /** Earliest start as ms after the database's now when the completion is written (not with `runAt`). @defaultValue 0 */
+  readonly delayMs?: number;
+  /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
+  readonly maxAttempts?: number;
+  /** An existing job of the same kind and key makes this follow-up a no-op. */
+  readonly idempotencyKey?: string;
 }
 
 /**

@@ -29,6 +29,7 @@ export async function startThreadPools(
           perThread: cpu ? 1 : options.asyncConcurrency,
           maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
           niceIncrement: cpu ? options.cpuThreadNice : 0,
+          progressIntervalMs: options.progressIntervalMs,
           logger: options.logger,
         },
         listener,

@@ -3,10 +3,27 @@
 // batches (one message per turn of the event loop, however many attempts settled in it).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { findUnstorableJsonText, MAX_JSON_DEPTH, type JsonValue } from '@nudge/core';
+import {
+  findUnstorableJsonText,
+  MAX_FOLLOW_UPS,
+  MAX_JSON_DEPTH,
+  MAX_RESULT_BYTES,
+  utf8BytesOver,
+  type JsonValue,
+} from '@nudge/core';
+import { followUpOf, type FollowUpWire } from './follow-up.js';
+import type { HandlerContext } from './handler.js';
 import { loadHandlerModule, type LoadedKind } from './handler-module.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
-import type { AttemptResult, FromThread, JobTuple, ThreadData, ToThread } from './thread-messages.js';
+import { progressJsonOf } from './progress-value.js';
+import type {
+  AttemptResult,
+  FromThread,
+  JobTuple,
+  ProgressTuple,
+  ThreadData,
+  ToThread,
+} from './thread-messages.js';
 
 /** An attempt running on this thread. */
 interface Running {
@@ -17,11 +34,15 @@ interface Running {
   /** Why the engine asked the attempt to stop, if it did before the signal was read. */
   abortReason: Error | undefined;
   settled: boolean;
+  /** The latest `ctx.progress` value not yet sent, as JSON text. */
+  unsentProgress: string | undefined;
+  /** Jobs recorded with `ctx.enqueue`, sent with a success. */
+  followUps: FollowUpWire[] | undefined;
 }
 
 const port = parentPort;
 if (!port) throw new Error('thread-entry must run in a worker thread');
-const { handlersUrl, role, niceIncrement } = workerData as ThreadData;
+const { handlersUrl, role, niceIncrement, progressIntervalMs } = workerData as ThreadData;
 lowerThreadPriority(niceIncrement);
 const send = (message: FromThread): void => port.postMessage(message);
 
@@ -30,6 +51,45 @@ const current = new AsyncLocalStorage<Running>();
 const running = new Map<number, Running>();
 let pending: AttemptResult[] = [];
 let flushScheduled = false;
+/** Attempts with progress not yet sent. */
+const progressed = new Set<Running>();
+let progressTimer: NodeJS.Timeout | undefined;
+let progressSentAt = Number.NEGATIVE_INFINITY;
+
+// Progress goes at most once per interval, for every attempt of this thread in one message.
+function sendProgress(): void {
+  progressTimer = undefined;
+  progressSentAt = performance.now();
+  const tuples: ProgressTuple[] = [];
+  for (const entry of progressed) {
+    if (entry.unsentProgress !== undefined) tuples.push([entry.id, entry.version, entry.unsentProgress]);
+    entry.unsentProgress = undefined;
+  }
+  progressed.clear();
+  if (tuples.length > 0) send({ type: 'progress', progress: JSON.stringify(tuples) });
+}
+
+function reportProgress(entry: Running, value: unknown): void {
+  const json = progressJsonOf(value);
+  if (entry.settled) return;
+  entry.unsentProgress = json;
+  progressed.add(entry);
+  if (progressTimer) return;
+  const wait = Math.max(0, progressSentAt + progressIntervalMs - performance.now());
+  progressTimer = setTimeout(sendProgress, wait);
+}
+
+function recordFollowUp(entry: Running, kind: unknown, payload: unknown, options: unknown): void {
+  if (entry.settled) {
+    throw new Error(`ctx.enqueue was called after job ${entry.id}'s attempt ended: nothing was enqueued`);
+  }
+  const followUp = followUpOf(kind, payload, options);
+  const list = (entry.followUps ??= []);
+  if (list.length >= MAX_FOLLOW_UPS) {
+    throw new RangeError(`ctx.enqueue: an attempt may enqueue at most ${MAX_FOLLOW_UPS} follow-up jobs`);
+  }
+  list.push(followUp);
+}
 
 function flush(): void {
   flushScheduled = false;
@@ -47,6 +107,7 @@ function settle(entry: Running, result: AttemptResult): void {
   if (entry.settled) return;
   entry.settled = true;
   running.delete(entry.id);
+  progressed.delete(entry);
   pending.push(result);
   if (!flushScheduled) {
     flushScheduled = true;
@@ -67,14 +128,18 @@ async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefine
   try {
     if (!kind) throw new Error(`no handler for kind "${job[2]}" in this thread`);
     const payload = JSON.parse(job[4]) as JsonValue;
-    const value: unknown = await kind.handler(payload, {
+    const ctx: HandlerContext = {
       jobId: id,
       kind: job[2],
       attempt: job[3],
       get signal() {
         return signalOf(entry);
       },
-    });
+      progress: (value) => reportProgress(entry, value),
+      enqueue: (followUpKind, followUpPayload, options) =>
+        recordFollowUp(entry, followUpKind, followUpPayload, options),
+    };
+    const value: unknown = await kind.handler(payload, ctx);
     let resultJson: string | null;
     try {
       // JSON.stringify returns undefined for a function or a symbol.
@@ -85,17 +150,35 @@ async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefine
         error instanceof RangeError
           ? `it nests deeper than the stack allows (the limit is ${MAX_JSON_DEPTH} levels)`
           : `it is not JSON: ${errorMessage(error)}`;
-      settle(entry, [id, version, 0, `the handler's result cannot be stored: ${reason}`]);
+      settle(entry, [
+        id,
+        version,
+        0,
+        `the handler's result cannot be stored: ${reason}`,
+        entry.unsentProgress,
+      ]);
+      return;
+    }
+    const bytes = resultJson === null ? undefined : utf8BytesOver(resultJson, MAX_RESULT_BYTES);
+    if (bytes !== undefined) {
+      const error = `the handler's result is ${bytes} bytes of JSON, more than the limit of ${MAX_RESULT_BYTES} bytes (1 MiB): store large data elsewhere and return a reference to it`;
+      settle(entry, [id, version, 2, error, entry.unsentProgress]);
       return;
     }
     const problem = resultJson === null ? undefined : findUnstorableJsonText(resultJson);
     if (problem) {
-      settle(entry, [id, version, 0, `the handler's result cannot be stored: ${problem.reason}`]);
+      const error = `the handler's result cannot be stored: ${problem.reason}`;
+      settle(entry, [id, version, 0, error, entry.unsentProgress]);
       return;
     }
-    settle(entry, [id, version, 1, resultJson]);
+    // The common case stays a short tuple on the wire.
+    if (entry.unsentProgress === undefined && entry.followUps === undefined) {
+      settle(entry, [id, version, 1, resultJson]);
+    } else {
+      settle(entry, [id, version, 1, resultJson, entry.unsentProgress ?? null, entry.followUps ?? null]);
+    }
   } catch (error) {
-    settle(entry, [id, version, 0, errorMessage(error)]);
+    settle(entry, [id, version, 0, errorMessage(error), entry.unsentProgress]);
   }
 }
 
@@ -111,7 +194,13 @@ process.on('uncaughtException', (error) => {
   const entry = current.getStore();
   if (!entry) throw error;
   if (entry.settled) return;
-  settle(entry, [entry.id, entry.version, 0, `threw outside its promise: ${errorMessage(error)}`]);
+  settle(entry, [
+    entry.id,
+    entry.version,
+    0,
+    `threw outside its promise: ${errorMessage(error)}`,
+    entry.unsentProgress,
+  ]);
 });
 
 // process.exit ends the thread; say whose code called it, so its neighbours are not blamed.
@@ -137,6 +226,8 @@ port.on('message', (message: ToThread) => {
         controller: undefined,
         abortReason: undefined,
         settled: false,
+        unsentProgress: undefined,
+        followUps: undefined,
       };
       running.set(entry.id, entry);
       void current.run(entry, () => invoke(entry, job, kinds.get(job[2])));

@@ -1,5 +1,6 @@
 import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
+import type { FollowUpWire } from './follow-up.js';
 import type { KindInfo } from './handler.js';
 
 /** Data every worker thread starts with. */
@@ -10,6 +11,8 @@ export interface ThreadData {
   readonly role: ExecutionClass | 'describe';
   /** How much to lower this thread's scheduling priority (`nice`), from 0 (not) to 19. */
   readonly niceIncrement: number;
+  /** Shortest time between two progress messages of this thread, in ms. */
+  readonly progressIntervalMs: number;
 }
 
 /**
@@ -36,13 +39,27 @@ export interface AbortMessage {
 export type ToThread = RunMessage | AbortMessage;
 
 /**
- * The end of one attempt, as a thread reports it: `[id, version, 1, resultJson]` for a success
- * (`resultJson` is the returned value as JSON text, `null` for `undefined`), or
- * `[id, version, 0, error]` for a handler that threw (a result, not a crash).
+ * The end of one attempt, as a thread reports it: `[id, version, 1, resultJson, progressJson,
+ * followUps]` for a success (`resultJson` is the returned value as JSON text, `null` for
+ * `undefined`; `followUps` the jobs it recorded with `ctx.enqueue`), `[id, version, 0, error,
+ * progressJson]` for a handler that threw (a result, not a crash), or `[id, version, 2, error,
+ * progressJson]` for a failure that no retry can fix (a result over `MAX_RESULT_BYTES`).
+ * `progressJson` is the last `ctx.progress` value not yet sent in a progress message. Trailing
+ * elements may be missing or `null`.
  */
 export type AttemptResult =
-  | readonly [id: number, version: number, ok: 1, resultJson: string | null]
-  | readonly [id: number, version: number, ok: 0, error: string];
+  | readonly [
+      id: number,
+      version: number,
+      ok: 1,
+      resultJson: string | null,
+      progressJson?: string | null,
+      followUps?: readonly FollowUpWire[] | null,
+    ]
+  | readonly [id: number, version: number, ok: 0 | 2, error: string, progressJson?: string | null];
+
+/** The latest progress of a running attempt: `[id, version, progressJson]`. */
+export type ProgressTuple = readonly [id: number, version: number, progressJson: string];
 
 /** Encodes jobs for a {@link RunMessage}. */
 export function encodeJobs(jobs: readonly ClaimedJob[]): string {
@@ -73,6 +90,13 @@ export interface ResultsMessage {
   readonly results: string;
 }
 
+/** The latest `ctx.progress` of running attempts, batched: at most one per thread per interval. */
+export interface ProgressMessage {
+  readonly type: 'progress';
+  /** JSON text of a {@link ProgressTuple} array. */
+  readonly progress: string;
+}
+
 /** The attempt whose code is about to end the thread (it called `process.exit`). */
 export interface CulpritMessage {
   readonly type: 'culprit';
@@ -82,4 +106,4 @@ export interface CulpritMessage {
 }
 
 /** What a thread sends the engine. */
-export type FromThread = ReadyMessage | LoadErrorMessage | ResultsMessage | CulpritMessage;
+export type FromThread = ReadyMessage | LoadErrorMessage | ResultsMessage | ProgressMessage | CulpritMessage;

@@ -1,6 +1,6 @@
 import type { ExecutionClass, Logger } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
-import type { AttemptResult } from './thread-messages.js';
+import type { AttemptResult, ProgressTuple } from './thread-messages.js';
 import { WorkerThread, type ThreadListener } from './worker-thread.js';
 
 /** An attempt that was on a thread when the thread ended. */
@@ -15,6 +15,8 @@ export interface LostAttempt {
 export interface ThreadPoolListener {
   /** Attempts ended on a thread (a batch); their slots are free again. */
   onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void;
+  /** Running attempts of this pool reported progress (only those still on their thread). */
+  onProgress(progress: readonly ProgressTuple[]): void;
   /**
    * A thread ended with these attempts still on it; their slots are free again, and a new
    * thread takes its place. `terminated` is true when the pool was asked to end it.
@@ -40,6 +42,8 @@ export interface ThreadPoolOptions {
   readonly maxOldGenerationSizeMb: number;
   /** How much lower than the service its threads run (`nice` increment, 0 to 19). */
   readonly niceIncrement: number;
+  /** Shortest time between two progress messages of one thread, in ms. */
+  readonly progressIntervalMs: number;
   readonly logger: Logger;
 }
 
@@ -173,6 +177,7 @@ export class ThreadPool {
   #spawn(): Slot {
     const listener: ThreadListener = {
       onResults: (thread, results) => this.#onResults(thread, results),
+      onProgress: (thread, progress) => this.#onProgress(thread, progress),
       onCulprit: (thread, id, _version, error) => this.#slots.get(thread)?.culprits.set(id, error),
       onExit: (thread, cause) => this.#onExit(thread, cause),
     };
@@ -182,6 +187,7 @@ export class ThreadPool {
         role: this.execution,
         maxOldGenerationSizeMb: this.#options.maxOldGenerationSizeMb,
         niceIncrement: this.#options.niceIncrement,
+        progressIntervalMs: this.#options.progressIntervalMs,
       },
       listener,
     );
@@ -208,6 +214,13 @@ export class ThreadPool {
       current.push(result);
     }
     if (current.length > 0) this.#listener.onResults(this.execution, current);
+  }
+
+  #onProgress(thread: WorkerThread, progress: readonly ProgressTuple[]): void {
+    const slot = this.#slots.get(thread);
+    if (!slot) return;
+    const current = progress.filter(([id, version]) => slot.attempts.get(id) === version);
+    if (current.length > 0) this.#listener.onProgress(current);
   }
 
   #onExit(thread: WorkerThread, cause: unknown): void {

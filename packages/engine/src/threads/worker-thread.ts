@@ -6,6 +6,7 @@ import {
   encodeJobs,
   type AttemptResult,
   type FromThread,
+  type ProgressTuple,
   type ThreadData,
   type ToThread,
 } from './thread-messages.js';
@@ -16,6 +17,8 @@ const ENTRY = new URL('./thread-entry.js', import.meta.url);
 export interface ThreadListener {
   /** Attempts ended (a batch). */
   onResults(thread: WorkerThread, results: readonly AttemptResult[]): void;
+  /** Running attempts reported progress (the latest value of each, batched). */
+  onProgress(thread: WorkerThread, progress: readonly ProgressTuple[]): void;
   /** An attempt is about to end the thread (it called `process.exit`). */
   onCulprit(thread: WorkerThread, id: number, version: number, error: string): void;
   /**
@@ -34,6 +37,8 @@ export interface WorkerThreadOptions {
   readonly maxOldGenerationSizeMb: number;
   /** How much lower than the service the thread runs (`nice` increment, 0 to 19). @defaultValue 0 */
   readonly niceIncrement?: number;
+  /** Shortest time between two progress messages of the thread, in ms. @defaultValue 1000 */
+  readonly progressIntervalMs?: number;
 }
 
 /**
@@ -52,6 +57,7 @@ export class WorkerThread {
       handlersUrl: options.handlersUrl,
       role: options.role,
       niceIncrement: options.niceIncrement ?? 0,
+      progressIntervalMs: options.progressIntervalMs ?? 1000,
     };
     this.#worker = new Worker(ENTRY, {
       workerData,
@@ -69,6 +75,9 @@ export class WorkerThread {
       switch (message.type) {
         case 'results':
           listener.onResults(this, JSON.parse(message.results) as AttemptResult[]);
+          return;
+        case 'progress':
+          listener.onProgress(this, JSON.parse(message.progress) as ProgressTuple[]);
           return;
         case 'ready':
           markReady(message.kinds);

@@ -1,31 +1,77 @@
 import type pg from 'pg';
+import { DEFAULT_QUEUE } from '@nudge/core';
+import { DEFAULT_PRIORITY } from '../default-priority.js';
+import { DEFAULT_MAX_ATTEMPTS, followUpRecordsJson, hasFollowUps } from '../follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
 import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseValue } from './pg-lease-map.js';
-import { pgNow } from './pg-row.js';
+import { pgMs, pgNow } from './pg-row.js';
 
 // Invariant: only the current attempt (same id and version, still RUNNING) records a success.
 // $2 maps each id to [version] or [version, result]; a missing result is SQL NULL.
-const COMPLETE = `
+const UPDATE = `
 UPDATE nudge_jobs AS j
-   SET status = 'SUCCEEDED', result = ${pgLeaseValue('$2', 1)}, finished_at = ${pgNow('$3')}, lease_expires_at = NULL
+   SET status = 'SUCCEEDED', result = ${pgLeaseValue('$2', 1)}, finished_at = ${pgNow('$3')}, lease_expires_at = NULL`;
+const FENCE = `
  WHERE j.id = ANY($1::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$2')}
 RETURNING j.id, j.version`;
 
-/** The PostgreSQL completion, one statement for the batch; see {@link Store.complete}. */
+/** The hot path: results only. */
+const COMPLETE = `${UPDATE}${FENCE}`;
+
+// The same, with the last progress ($4 maps ids to it) and follow-up jobs ($5, records with
+// their parent's id): a follow-up is inserted only when its parent's completion was recorded by
+// this very statement, so a fenced-out completion enqueues nothing. A follow-up whose kind and
+// key exist is skipped; a future run_at is made SCHEDULED by the insert trigger, and a PENDING
+// one notifies listeners through the statement trigger.
+const COMPLETE_WITH_EXTRAS = `
+WITH done AS (${UPDATE},
+       progress = coalesce($4::jsonb -> (j.id::text), j.progress)${FENCE}
+), follow_ups AS (
+INSERT INTO nudge_jobs (kind, payload, queue, priority, run_at, max_attempts, idempotency_key)
+SELECT f.kind, coalesce(f.payload, '{}'::jsonb), coalesce(f.queue, '${DEFAULT_QUEUE}'),
+       coalesce(f.priority, ${DEFAULT_PRIORITY}),
+       coalesce(f.run_at, ${pgNow('$3')} + ${pgMs('coalesce(f.delay_ms, 0)')}),
+       coalesce(f.max_attempts, ${DEFAULT_MAX_ATTEMPTS}), f.idempotency_key
+  FROM jsonb_to_recordset($5::jsonb) AS f(parent_id bigint, kind text, payload jsonb, queue text,
+       priority integer, run_at timestamptz, delay_ms double precision, max_attempts integer,
+       idempotency_key text)
+ WHERE f.parent_id IN (SELECT id FROM done)
+ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+)
+SELECT id, version FROM done`;
+
+function progressMap(items: readonly CompleteInput[]): string {
+  const parts: string[] = [];
+  for (const item of items) {
+    if (item.progressJson !== undefined) parts.push(`"${item.id}":${item.progressJson}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * The PostgreSQL completion, one statement for the batch; see {@link Store.complete}. A batch
+ * without progress or follow-ups runs the plain statement.
+ */
 export async function pgComplete(
   pool: pg.Pool,
   items: readonly CompleteInput[],
   now?: Date,
 ): Promise<JobLease[]> {
   if (items.length === 0) return [];
+  const values: unknown[] = [
+    pgIdArray(items),
+    pgLeaseMap(items, (i) => (i.resultJson === null ? [] : [i.resultJson])),
+    now ?? null,
+  ];
+  const extras = hasFollowUps(items) || items.some((i) => i.progressJson !== undefined);
+  if (!extras) {
+    const { rows } = await pool.query<JobLease>({ name: 'nudge_complete', text: COMPLETE, values });
+    return rows;
+  }
   const { rows } = await pool.query<JobLease>({
-    name: 'nudge_complete',
-    text: COMPLETE,
-    values: [
-      pgIdArray(items),
-      pgLeaseMap(items, (i) => (i.resultJson === null ? [] : [i.resultJson])),
-      now ?? null,
-    ],
+    name: 'nudge_complete_extras',
+    text: COMPLETE_WITH_EXTRAS,
+    values: [...values, progressMap(items), followUpRecordsJson(items)],
   });
   return rows;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { SweepInput, SweepResult } from '../store.js';
 import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-map.js';
+import { pgAppendAttemptError, pgIsoTime } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
 
 // Rows are locked (skipping rows another sweeper holds) until the transaction ends, so a
@@ -14,8 +15,13 @@ SELECT id, version, kind, attempts FROM nudge_jobs
 
 const delayMs = `${pgLeaseText('$3', 1)}::double precision`;
 
+const leaseError = `'lease expired at ' || ${pgIsoTime('j.lease_expires_at')}
+                    || ': the instance ' || coalesce(j.claimed_by, '?')
+                    || ' stopped heartbeating (crash, kill or stall)'`;
+
 // Invariant: a row is recovered only if it is still the same expired attempt (same version,
 // still RUNNING, lease still past); the version bump fences out the worker that lost the lease.
+// The expiry is recorded as the attempt's error, in last_error and appended to errors.
 // $3 maps each id to [version, retry delay in ms].
 const RECOVER = `
 UPDATE nudge_jobs AS j
@@ -24,9 +30,8 @@ UPDATE nudge_jobs AS j
        run_at = CASE WHEN j.attempts >= j.max_attempts THEN j.run_at ELSE ${pgNow('$1')} + ${pgMs(delayMs)} END,
        finished_at = CASE WHEN j.attempts >= j.max_attempts THEN ${pgNow('$1')} END,
        version = j.version + 1,
-       last_error = 'lease expired at ' || to_char(j.lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-                    || ' while held by ' || coalesce(j.claimed_by, '?')
-                    || ': the worker stopped heartbeating (crash, kill or stall)',
+       last_error = ${leaseError},
+       errors = ${pgAppendAttemptError('j.attempts', pgNow('$1'), leaseError, 'j.claimed_by')},
        lease_expires_at = NULL
  WHERE j.id = ANY($2::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$3')}
    AND j.lease_expires_at < ${pgNow('$1')}

@@ -1,10 +1,16 @@
 import type pg from 'pg';
 import type { UnhandledKindsInput, UnhandledKindsResult } from '../store.js';
+import { pgAppendAttemptError } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
+
+const unhandledError = `'no running instance has a handler for kind "' || j.kind || '" (kinds handled now: '
+                    || coalesce((SELECT string_agg(kind, ', ' ORDER BY kind) FROM live), 'none')
+                    || '): deploy a handler module that exports it, or enqueue a known kind'`;
 
 // Invariant: a PENDING job is failed only when it has been due for longer than the grace and no
 // instance seen within the TTL lists its kind; rows a claimer holds are skipped, and the status
-// check in the UPDATE leaves alone a job claimed meanwhile.
+// check in the UPDATE leaves alone a job claimed meanwhile. The error is appended to `errors` as
+// the attempt that could not start (attempts + 1, no instance).
 const FAIL_UNHANDLED = `
 WITH live AS (
   SELECT DISTINCT unnest(kinds) AS kind FROM nudge_instances
@@ -19,9 +25,8 @@ WITH live AS (
 UPDATE nudge_jobs AS j
    SET status = 'FAILED',
        finished_at = ${pgNow('$1')},
-       last_error = 'no running instance has a handler for kind "' || j.kind || '" (kinds handled now: '
-                    || coalesce((SELECT string_agg(kind, ', ' ORDER BY kind) FROM live), 'none')
-                    || '): deploy a handler module that exports it, or enqueue a known kind'
+       last_error = ${unhandledError},
+       errors = ${pgAppendAttemptError('j.attempts + 1', pgNow('$1'), unhandledError, 'NULL::text')}
  WHERE j.id = ANY(ARRAY(SELECT id FROM stranded)) AND j.status = 'PENDING'
 RETURNING j.kind`;
 

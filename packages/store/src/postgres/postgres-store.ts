@@ -15,6 +15,7 @@ import type {
   ListJobsQuery,
   NewJobsHandlers,
   NewJobsListener,
+  ProgressInput,
   PromoteInput,
   PromoteResult,
   QueueState,
@@ -28,6 +29,7 @@ import type {
   UnhandledKindsResult,
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
+import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
@@ -41,6 +43,7 @@ import { pgHeartbeat } from './pg-heartbeat.js';
 import { pgRegisterInstance, pgRemoveInstance, pgTouchInstance } from './pg-instances.js';
 import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
 import { createPgPool } from './pg-pool.js';
+import { pgSetProgress } from './pg-progress.js';
 import { pgPromote } from './pg-promote.js';
 import { pgRelease } from './pg-release.js';
 import { pgRowToJob } from './pg-row.js';
@@ -199,7 +202,12 @@ export class PostgresStore implements Store {
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
+    if (hasFollowUps(items)) assertStorableFollowUps(items);
     return pgComplete(this.#outcomes, items, now);
+  }
+
+  async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
+    return pgSetProgress(this.#outcomes, items);
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {

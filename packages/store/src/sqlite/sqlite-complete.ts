@@ -1,24 +1,65 @@
 import type Database from 'better-sqlite3';
-import type { CompleteInput, JobLease } from '../store.js';
+import { DEFAULT_QUEUE } from '@nudge/core';
+import { DEFAULT_PRIORITY } from '../default-priority.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../follow-ups.js';
+import type { CompleteInput, FollowUpInput, JobLease } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
-import { SQLITE_NOW } from './sqlite-time.js';
+import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 
-// Invariant: only the current attempt (same id and version, still RUNNING) records a success.
+// Invariant: only the current attempt (same id and version, still RUNNING) records a success;
+// a given progress replaces `progress`.
 const COMPLETE = `
 UPDATE nudge_jobs
-   SET status = 'SUCCEEDED', result = @result, finished_at = ${SQLITE_NOW}, lease_expires_at = NULL
+   SET status = 'SUCCEEDED', result = @result, finished_at = ${SQLITE_NOW}, lease_expires_at = NULL,
+       progress = coalesce(@progress, progress)
  WHERE id = @id AND version = @version AND status = 'RUNNING'`;
+
+const RUN_AT = `coalesce(@runAt, ${sqliteNowPlus('coalesce(@delayMs, 0)')})`;
+
+// A follow-up job, inserted in the completion's transaction only after its parent's completion
+// was recorded. Status is set here (as the enqueue does) so that a future run_at is SCHEDULED.
+const INSERT_FOLLOW_UP = `
+INSERT INTO nudge_jobs (kind, payload, queue, priority, run_at, status, max_attempts, idempotency_key)
+VALUES (@kind, coalesce(@payload, '{}'), coalesce(@queue, '${DEFAULT_QUEUE}'), coalesce(@priority, ${DEFAULT_PRIORITY}),
+        ${RUN_AT}, CASE WHEN ${RUN_AT} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
+        coalesce(@maxAttempts, ${DEFAULT_MAX_ATTEMPTS}), @key)
+ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`;
+
+function followUpParams(f: FollowUpInput, now: string | null): Record<string, unknown> {
+  return {
+    kind: f.kind,
+    payload: f.payloadJson ?? null,
+    queue: f.queue ?? null,
+    priority: f.priority ?? null,
+    runAt: f.runAt === undefined ? null : f.runAt.toISOString(),
+    delayMs: f.delayMs ?? null,
+    maxAttempts: f.maxAttempts ?? null,
+    key: f.idempotencyKey ?? null,
+    now,
+  };
+}
 
 /** Prepares the SQLite completion; see {@link Store.complete}. */
 export function createSqliteComplete(
   db: Database.Database,
 ): (items: readonly CompleteInput[], now?: Date) => JobLease[] {
   const statement = db.prepare(COMPLETE);
+  let insertFollowUp: Database.Statement | undefined;
   const complete = db.transaction((items: readonly CompleteInput[], now: string | null) => {
     const written: JobLease[] = [];
     for (const item of items) {
-      const params = { id: item.id, version: item.version, result: item.resultJson, now };
-      if (statement.run(params).changes === 1) written.push({ id: item.id, version: item.version });
+      const params = {
+        id: item.id,
+        version: item.version,
+        result: item.resultJson,
+        progress: item.progressJson ?? null,
+        now,
+      };
+      if (statement.run(params).changes !== 1) continue;
+      written.push({ id: item.id, version: item.version });
+      if (item.followUps === undefined) continue;
+      insertFollowUp ??= db.prepare(INSERT_FOLLOW_UP);
+      for (const followUp of item.followUps) insertFollowUp.run(followUpParams(followUp, now));
     }
     return written;
   });

@@ -2,10 +2,12 @@ import type Database from 'better-sqlite3';
 import type { FailInput, FailOutcome } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+import { sqliteAppendAttemptError } from './sqlite-attempt-errors.js';
 
 // Invariant: only the current attempt records a failure; the job waits out its delay as
 // SCHEDULED (or is PENDING at once for no delay) while attempts remain, and is FAILED otherwise
-// (or at once when the failure is permanent).
+// (or at once when the failure is permanent). The error is appended to `errors` (the last 10
+// kept) with the attempt's number and owner; a given progress replaces `progress`.
 const FAIL = `
 UPDATE nudge_jobs
    SET status = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN 'FAILED'
@@ -14,6 +16,8 @@ UPDATE nudge_jobs
                      ELSE ${sqliteNowPlus('@retryDelayMs')} END,
        finished_at = CASE WHEN @permanent = 1 OR attempts >= max_attempts THEN ${SQLITE_NOW} END,
        last_error = @error,
+       errors = ${sqliteAppendAttemptError('attempts', SQLITE_NOW, '@error', 'claimed_by')},
+       progress = coalesce(@progress, progress),
        lease_expires_at = NULL
  WHERE id = @id AND version = @version AND status = 'RUNNING'
 RETURNING id, version, status`;
@@ -31,6 +35,7 @@ export function createSqliteFail(
         error: item.error,
         retryDelayMs: item.retryDelayMs,
         permanent: item.permanent === true ? 1 : 0,
+        progress: item.progressJson ?? null,
         now,
       }),
     ),

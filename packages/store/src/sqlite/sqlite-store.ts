@@ -13,6 +13,7 @@ import type {
   JobCommandResult,
   JobLease,
   ListJobsQuery,
+  ProgressInput,
   PromoteInput,
   PromoteResult,
   QueueState,
@@ -26,6 +27,7 @@ import type {
   UnhandledKindsResult,
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
+import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
@@ -37,6 +39,7 @@ import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
 import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
 import { sqliteRowToJob, type SqliteSchema } from './sqlite-row.js';
+import { createSqliteProgress } from './sqlite-progress.js';
 import { createSqlitePromote } from './sqlite-promote.js';
 import { createSqliteRelease } from './sqlite-release.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
@@ -172,7 +175,12 @@ export class SqliteStore implements Store {
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
+    if (hasFollowUps(items)) assertStorableFollowUps(items);
     return this.#hotPath.complete(items, now);
+  }
+
+  async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
+    return this.#hotPath.setProgress(items);
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
@@ -220,6 +228,7 @@ function prepareHotPath(db: Database.Database) {
     complete: createSqliteComplete(db),
     fail: createSqliteFail(db),
     release: createSqliteRelease(db),
+    setProgress: createSqliteProgress(db),
     sweep: createSqliteSweep(db),
     promote: createSqlitePromote(db),
     enqueueClaimed: createSqliteEnqueueClaimed(db),

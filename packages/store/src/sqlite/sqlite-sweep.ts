@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { SweepInput, SweepResult } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+import { sqliteAppendAttemptError } from './sqlite-attempt-errors.js';
 
 const EXPIRED = `
 SELECT id, version, kind, attempts FROM nudge_jobs
@@ -11,7 +12,10 @@ SELECT id, version, kind, attempts FROM nudge_jobs
 
 // Invariant: a row is recovered only if it is still the same expired attempt when written
 // (same version, still RUNNING, lease still past); a job completed or heartbeated meanwhile
-// is left alone. The version bump fences out the worker that lost the lease.
+// is left alone. The version bump fences out the worker that lost the lease. The expiry is
+// recorded as the attempt's error, in last_error and appended to errors.
+const LEASE_ERROR = `'lease expired at ' || lease_expires_at || ': the instance ' || coalesce(claimed_by, '?')
+                    || ' stopped heartbeating (crash, kill or stall)'`;
 const RECOVER = `
 UPDATE nudge_jobs
    SET status = CASE WHEN attempts >= max_attempts THEN 'FAILED'
@@ -19,8 +23,8 @@ UPDATE nudge_jobs
        run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ${sqliteNowPlus('@retryDelayMs')} END,
        finished_at = CASE WHEN attempts >= max_attempts THEN ${SQLITE_NOW} END,
        version = version + 1,
-       last_error = 'lease expired at ' || lease_expires_at || ' while held by ' || coalesce(claimed_by, '?')
-                    || ': the worker stopped heartbeating (crash, kill or stall)',
+       last_error = ${LEASE_ERROR},
+       errors = ${sqliteAppendAttemptError('attempts', SQLITE_NOW, LEASE_ERROR, 'claimed_by')},
        lease_expires_at = NULL
  WHERE id = @id AND version = @version AND status = 'RUNNING' AND lease_expires_at < ${SQLITE_NOW}
 RETURNING status`;

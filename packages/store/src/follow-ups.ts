@@ -1,0 +1,67 @@
+import { findUnstorableJsonText, NudgeError, unstorableText } from '@nudge/core';
+import type { CompleteInput } from './store.js';
+
+/**
+ * `max_attempts` of a job enqueued without one: the column's default in every migration. A
+ * follow-up is inserted with `INSERT … SELECT` (PostgreSQL) or one prepared statement (SQLite),
+ * where a column cannot fall to its default row by row, so the defaults are repeated here.
+ */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/** Whether any completion of the batch carries follow-up jobs. */
+export function hasFollowUps(items: readonly CompleteInput[]): boolean {
+  for (const item of items) if (item.followUps !== undefined && item.followUps.length > 0) return true;
+  return false;
+}
+
+/**
+ * Refuses follow-ups that the two dialects would not store alike (as `assertStorableInput` does
+ * for enqueues), before anything of the batch is written. `payloadJson` must be JSON text as
+ * `JSON.stringify` writes it; it is scanned, not parsed.
+ * @throws NudgeError `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP`, naming the job and follow-up
+ */
+export function assertStorableFollowUps(items: readonly CompleteInput[]): void {
+  for (const item of items) {
+    item.followUps?.forEach((followUp, index) => {
+      const where = `job ${item.id}: followUps/${index}/`;
+      const kindProblem = followUp.kind === '' ? 'is empty' : unstorableText(followUp.kind);
+      if (kindProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}kind ${kindProblem}`);
+      const key = followUp.idempotencyKey;
+      const keyProblem = key === undefined ? undefined : unstorableText(key);
+      if (keyProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}idempotencyKey ${keyProblem}`);
+      const problem =
+        followUp.payloadJson === undefined ? undefined : findUnstorableJsonText(followUp.payloadJson);
+      if (problem) {
+        throw new NudgeError(
+          problem.problem === 'too-deep' ? 'PAYLOAD_TOO_DEEP' : 'PAYLOAD_UNSTORABLE',
+          `${where}payload: ${problem.reason}`,
+        );
+      }
+    });
+  }
+}
+
+/**
+ * The follow-ups of a batch as one JSON array of records for PostgreSQL's `jsonb_to_recordset`:
+ * `{parent_id, kind, queue, priority, run_at, delay_ms, max_attempts, idempotency_key, payload}`,
+ * omitted fields absent. Each payload's JSON text is spliced in, not parsed again.
+ */
+export function followUpRecordsJson(items: readonly CompleteInput[]): string {
+  const records: string[] = [];
+  for (const item of items) {
+    for (const f of item.followUps ?? []) {
+      const head = JSON.stringify({
+        parent_id: item.id,
+        kind: f.kind,
+        queue: f.queue,
+        priority: f.priority,
+        run_at: f.runAt?.toISOString(),
+        delay_ms: f.delayMs,
+        max_attempts: f.maxAttempts,
+        idempotency_key: f.idempotencyKey,
+      });
+      records.push(f.payloadJson === undefined ? head : `${head.slice(0, -1)},"payload":${f.payloadJson}}`);
+    }
+  }
+  return `[${records.join(',')}]`;
+}
