@@ -6,14 +6,16 @@ import type { Outcome } from './outcome-writer.js';
 
 /** What deciding an outcome needs from the engine. */
 export interface OutcomeContext {
-  readonly jobTimeoutMs: number;
   readonly maxOldGenerationSizeMb: number;
+  /** Attempt timeout of `kind`, in ms: its declared `timeoutMs`, else the engine's `jobTimeoutMs`. */
+  timeoutMs(kind: string): number;
   /** Retry delay in ms after `attempt` of `kind` failed. */
   retryDelayMs(kind: string, attempt: number): number;
 }
 
-function failure(attempt: Attempt, error: string, context: OutcomeContext): Outcome {
+function failure(attempt: Attempt, error: string, context: OutcomeContext, permanent = false): Outcome {
   const { kind, attempt: number } = attempt.job;
+  if (permanent) return { type: 'fail', input: { ...leaseOf(attempt), error, retryDelayMs: 0, permanent } };
   return {
     type: 'fail',
     input: { ...leaseOf(attempt), error, retryDelayMs: context.retryDelayMs(kind, number) },
@@ -21,7 +23,8 @@ function failure(attempt: Attempt, error: string, context: OutcomeContext): Outc
 }
 
 /**
- * The outcome of an attempt its thread reported: success, or a failure with backoff. An attempt
+ * The outcome of an attempt its thread reported: success, a failure with backoff, or a permanent
+ * failure (a payload that does not match the kind's schema). An attempt
  * whose lease was lost writes nothing; one stopped for shutdown that did not succeed is released.
  */
 export function outcomeOfResult(
@@ -38,8 +41,11 @@ export function outcomeOfResult(
     };
   }
   if (reason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
-  const error = reason === 'timeout' ? `timed out after ${context.jobTimeoutMs} ms: ${result[3]}` : result[3];
-  return failure(attempt, error, context);
+  const error =
+    reason === 'timeout'
+      ? `timed out after ${context.timeoutMs(attempt.job.kind)} ms: ${result[3]}`
+      : result[3];
+  return failure(attempt, error, context, result[4] === 1);
 }
 
 /** How a thread ended, for {@link outcomeOfLoss}. */
@@ -67,10 +73,15 @@ export function outcomeOfLoss(
 ): Outcome | undefined {
   if (attempt.abortReason === 'lease-lost') return undefined;
   if (attempt.abortReason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
+  const thread = (reason: 'timeout' | undefined) => ({
+    reason,
+    jobTimeoutMs: context.timeoutMs(attempt.job.kind),
+    maxOldGenerationSizeMb: context.maxOldGenerationSizeMb,
+  });
   if (lost.culpritError !== undefined) return failure(attempt, lost.culpritError, context);
   if (attempt.abortReason === 'timeout') {
-    return failure(attempt, describeThreadFailure(end.cause, { reason: 'timeout', ...context }), context);
+    return failure(attempt, describeThreadFailure(end.cause, thread('timeout')), context);
   }
   if (end.terminated || end.culpritKnown) return { type: 'release', input: leaseOf(attempt) };
-  return failure(attempt, describeThreadFailure(end.cause, { reason: undefined, ...context }), context);
+  return failure(attempt, describeThreadFailure(end.cause, thread(undefined)), context);
 }

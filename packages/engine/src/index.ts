@@ -6,9 +6,18 @@ export type {
   HandlerContext,
   HandlerDefinition,
   HandlerExport,
+  JsonSchema,
+  KindDeclaration,
   KindInfo,
 } from './threads/handler.js';
 export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';
 export type { UnhandledKindsRun } from './unhandled-kinds.js';
+export {
+  defineHandlers,
+  type DefinedHandlers,
+  type HandlerEntry,
+  type PayloadOf,
+  type PayloadsOf,
+} from './define-handlers.js';

@@ -37,6 +37,7 @@ export async function createTestApp(
       claims += 1;
       return job;
     },
+    prepareEnqueue: (input: EnqueueInput) => input,
   };
   const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
   return {

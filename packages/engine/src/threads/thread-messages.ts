@@ -38,11 +38,13 @@ export type ToThread = RunMessage | AbortMessage;
 /**
  * The end of one attempt, as a thread reports it: `[id, version, 1, resultJson]` for a success
  * (`resultJson` is the returned value as JSON text, `null` for `undefined`), or
- * `[id, version, 0, error]` for a handler that threw (a result, not a crash).
+ * `[id, version, 0, error]` for a handler that threw (a result, not a crash), and
+ * `[id, version, 0, error, 1]` for a failure no retry can fix (the payload does not match the
+ * kind's schema): the job fails permanently.
  */
 export type AttemptResult =
   | readonly [id: number, version: number, ok: 1, resultJson: string | null]
-  | readonly [id: number, version: number, ok: 0, error: string];
+  | readonly [id: number, version: number, ok: 0, error: string, permanent?: 1];
 
 /** Encodes jobs for a {@link RunMessage}. */
 export function encodeJobs(jobs: readonly ClaimedJob[]): string {
