@@ -12,7 +12,7 @@ export type PayloadOf<Schema> = [Schema] extends [TSchema] ? Static<Schema> : Js
 export type HandlerEntry<Schema> =
   | Handler
   | (Omit<KindDeclaration, 'schema'> & {
-      readonly schema?: Schema & TSchema;
+      readonly schema?: Schema;
       readonly handler: Handler<PayloadOf<Schema>>;
     });
 
