@@ -8,8 +8,9 @@ import { toFollowUpInputs } from './threads/follow-up.js';
 
 /** What deciding an outcome needs from the engine. */
 export interface OutcomeContext {
-  readonly jobTimeoutMs: number;
   readonly maxOldGenerationSizeMb: number;
+  /** Attempt timeout of `kind`, in ms: its declared `timeoutMs`, else the engine's `jobTimeoutMs`. */
+  timeoutMs(kind: string): number;
   /** Retry delay in ms after `attempt` of `kind` failed. */
   retryDelayMs(kind: string, attempt: number): number;
 }
@@ -34,9 +35,10 @@ function failure(
 
 /**
  * The outcome of an attempt its thread reported: success (with its follow-up jobs), or a failure
- * with backoff (permanent for a result over the size limit). An attempt whose lease was lost
- * (or whose job was cancelled) writes nothing; one stopped for shutdown that did not succeed is released. Either outcome
- * carries the attempt's last progress: the value the thread had not sent yet, else `latestProgress`.
+ * with backoff, or a permanent failure (a result over the size limit, a payload that does not
+ * match the kind's schema). An attempt whose lease was lost (or whose job was cancelled) writes
+ * nothing; one stopped for shutdown that did not succeed is released. Either outcome carries the
+ * attempt's last progress: the value the thread had not sent yet, else `latestProgress`.
  */
 export function outcomeOfResult(
   attempt: Attempt,
@@ -59,7 +61,10 @@ export function outcomeOfResult(
     return { type: 'complete', input };
   }
   if (reason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
-  const error = reason === 'timeout' ? `timed out after ${context.jobTimeoutMs} ms: ${result[3]}` : result[3];
+  const error =
+    reason === 'timeout'
+      ? `timed out after ${context.timeoutMs(attempt.job.kind)} ms: ${result[3]}`
+      : result[3];
   return failure(attempt, error, context, progressJson, result[2] === 2);
 }
 
@@ -89,12 +94,15 @@ export function outcomeOfLoss(
 ): Outcome | undefined {
   if (attempt.abortReason === 'lease-lost' || attempt.abortReason === 'cancelled') return undefined;
   if (attempt.abortReason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
+  const thread = (reason: 'timeout' | undefined) => ({
+    reason,
+    jobTimeoutMs: context.timeoutMs(attempt.job.kind),
+    maxOldGenerationSizeMb: context.maxOldGenerationSizeMb,
+  });
   if (lost.culpritError !== undefined) return failure(attempt, lost.culpritError, context, latestProgress);
   if (attempt.abortReason === 'timeout') {
-    const error = describeThreadFailure(end.cause, { reason: 'timeout', ...context });
-    return failure(attempt, error, context, latestProgress);
+    return failure(attempt, describeThreadFailure(end.cause, thread('timeout')), context, latestProgress);
   }
   if (end.terminated || end.culpritKnown) return { type: 'release', input: leaseOf(attempt) };
-  const error = describeThreadFailure(end.cause, { reason: undefined, ...context });
-  return failure(attempt, error, context, latestProgress);
+  return failure(attempt, describeThreadFailure(end.cause, thread(undefined)), context, latestProgress);
 }

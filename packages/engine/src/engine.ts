@@ -13,6 +13,7 @@ import { ProgressWriter } from './progress-writer.js';
 import { Rescuer, type RescueResult } from './rescuer.js';
 import { Scheduler, type ScheduleResult } from './scheduler.js';
 import { shutdownEngine } from './shutdown.js';
+import { KindRegistry } from './kind-registry.js';
 import { describeHandlers } from './threads/describe-handlers.js';
 import type { KindInfo } from './threads/handler.js';
 import { startThreadPools } from './threads/start-thread-pools.js';
@@ -39,6 +40,7 @@ export interface SlotCounts {
 export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEvents[K]] }> {
   readonly options: ResolvedEngineOptions;
   readonly #kinds: ReadonlyMap<string, ExecutionClass>;
+  readonly #registry: KindRegistry;
   readonly #kindsByClass: ReadonlyMap<ExecutionClass, readonly string[]>;
   readonly #executor: Executor;
   readonly #writer: OutcomeWriter;
@@ -63,6 +65,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     const emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]): void => {
       (this.emit as (name: K, value: EngineEvents[K]) => boolean)(name, value);
     };
+    this.#registry = new KindRegistry(kinds, options);
     this.#kinds = new Map(kinds.map((k) => [k.kind, k.execution]));
     this.#kindsByClass = new Map(
       EXECUTION_CLASSES.map((c) => [c, kinds.filter((k) => k.execution === c).map((k) => k.kind)]),
@@ -88,7 +91,11 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       writer: this.#writer,
       progress: this.#progress,
       emit,
-      outcomes: { ...options, retryDelayMs: (kind, attempt) => retryDelayMs(attempt, this.backoffFor(kind)) },
+      outcomes: {
+        maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
+        timeoutMs: (kind) => this.#registry.timeoutMs(kind),
+        retryDelayMs: (kind, attempt) => retryDelayMs(attempt, this.backoffFor(kind)),
+      },
       onSlotsFreed: (execution) => this.#claimer.slotsFreed(execution),
       onQueuesFreed: (queues) => this.#claimer.queuesFreed(queues),
     });
@@ -158,7 +165,8 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    * Validates the options, loads the handler module to learn its kinds, and starts the threads of
    * each execution class that has kinds.
    * @throws RangeError when an option is out of range
-   * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
+   * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded, or a kind
+   *   declares a field wrongly (the message names the kind and the field)
    */
   static async create(options: EngineOptions): Promise<Engine> {
     const resolved = resolveEngineOptions(options);
@@ -183,6 +191,33 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   /** The execution class of each kind. */
   get kindClasses(): ReadonlyMap<string, ExecutionClass> {
     return this.#kinds;
+  }
+
+  /**
+   * What `kind` declares next to its handler (execution class, `maxAttempts`, `backoff`,
+   * `timeoutMs`, `queue`, and `schema` as plain JSON Schema), or `undefined` for a kind the
+   * handler module does not export. Absent fields were not declared: see {@link backoffFor} and
+   * {@link timeoutFor} for the values in effect.
+   */
+  kindInfo(kind: string): KindInfo | undefined {
+    return this.#registry.info(kind);
+  }
+
+  /** The attempt timeout of `kind` in effect, in ms: its declared `timeoutMs`, else `jobTimeoutMs`. */
+  timeoutFor(kind: string): number {
+    return this.#registry.timeoutMs(kind);
+  }
+
+  /**
+   * The job as {@link enqueue} stores it: `maxAttempts` and `queue` from the kind's declaration
+   * when the input gives none, once its payload (`{}` when omitted) matched the kind's `schema`.
+   * Producers that write through the store directly (`POST /jobs/batch`) call it first. A kind
+   * the module does not export is returned as given.
+   * @throws NudgeError `PAYLOAD_INVALID` naming the JSON Pointer of the first value at fault and
+   *   what the schema expects there, e.g. `payload/to must be string (got 5)`
+   */
+  prepareEnqueue(input: EnqueueInput): EnqueueInput {
+    return this.#registry.prepare(input);
   }
 
   /** Slots not running a job, over every class. */
@@ -225,17 +260,24 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    * Enqueues one job through this instance. When a slot of the kind's class is free, the row is
    * inserted already claimed by this instance (unless a due job should run first; the store
    * decides in the same statement) and starts right after the commit, without a claim round
-   * trip; otherwise it is inserted as usual and a claim is requested.
+   * trip; otherwise it is inserted as usual and a claim is requested. The kind's declared
+   * defaults and schema apply first (see {@link prepareEnqueue}); a delayed job is never taken.
    * @returns the job as stored (`RUNNING` when this instance took it)
+   * @throws NudgeError `PAYLOAD_INVALID` (the payload does not match the kind's schema), or what
+   *   the store throws (`PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`, `INVALID_REQUEST`); nothing is
+   *   written
    */
-  async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
+  async enqueue(given: EnqueueInput): Promise<EnqueuedJob> {
     const { store } = this.options;
+    const input = this.prepareEnqueue(given);
     const execution = this.#kinds.get(input.kind);
-    // A job of a capped queue goes through a claim, which counts it against the cap.
+    // A job of a capped queue goes through a claim, which counts it against the cap; a delayed
+    // job waits as SCHEDULED.
     const held =
       this.#started &&
       !this.#stopping &&
       execution !== undefined &&
+      !((input.delayMs ?? 0) > 0) &&
       servesOpen(this.options.queueServing, input.queue)
         ? this.#executor.reserve(execution, 1)
         : 0;
@@ -316,9 +358,12 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     return this.#unhandled.runOnce();
   }
 
-  /** The retry curve of a kind: `backoff` with the kind's overrides. */
+  /**
+   * The retry curve of a kind: the engine's `backoffByKind[kind]` when given, else the kind's
+   * declared `backoff`, either merged over the engine's `backoff`; else `backoff`.
+   */
   backoffFor(kind: string): BackoffOptions {
-    return this.options.backoffByKind[kind] ?? this.options.backoff;
+    return this.#registry.backoffFor(kind);
   }
 
   /**

@@ -21,6 +21,7 @@ export interface ExecutorParts {
   /** Writes `ctx.progress` values through its throttle. */
   readonly progress: ProgressWriter;
   readonly emit: EmitEngineEvent;
+  /** Decides outcomes; its `timeoutMs(kind)` also sets each attempt's deadline. */
   readonly outcomes: OutcomeContext;
   /** Slots of `execution` became free. */
   readonly onSlotsFreed: (execution: ExecutionClass) => void;
@@ -28,8 +29,8 @@ export interface ExecutorParts {
   readonly onQueuesFreed: (queues: ReadonlySet<string>) => void;
 }
 
-const ABORT_MESSAGES: Record<AbortReason, (options: ResolvedEngineOptions) => string> = {
-  timeout: (o) => `timed out after ${o.jobTimeoutMs} ms`,
+const ABORT_MESSAGES: Record<AbortReason, (timeoutMs: number) => string> = {
+  timeout: (timeoutMs) => `timed out after ${timeoutMs} ms`,
   'lease-lost': () => 'the lease was lost: another attempt may own this job now',
   cancelled: () => 'the job was cancelled',
   shutdown: () => 'the service is shutting down',
@@ -55,7 +56,9 @@ export class Executor {
 
   constructor(parts: ExecutorParts) {
     this.#parts = parts;
-    const resolutionMs = Math.min(1000, Math.max(10, parts.options.jobTimeoutMs / 20));
+    // A twentieth of the shortest timeout of any kind (10 ms to 1 s): a deadline fires within 5 %.
+    const shortest = Math.min(...[...parts.kinds.keys()].map((k) => parts.outcomes.timeoutMs(k)));
+    const resolutionMs = Math.min(1000, Math.max(10, Math.min(shortest, parts.options.jobTimeoutMs) / 20));
     this.#deadlines = new DeadlineWheel(resolutionMs, (id) => {
       const attempt = this.#attempts.get(id);
       if (attempt) this.#abort([attempt], 'timeout');
@@ -142,7 +145,7 @@ export class Executor {
 
   #run(jobs: readonly ClaimedJob[]): void {
     const byClass = new Map<ExecutionClass, ClaimedJob[]>();
-    const deadline = performance.now() + this.#parts.options.jobTimeoutMs;
+    const now = performance.now();
     for (const job of jobs) {
       const lease = { id: job.id, version: job.version };
       this.#held.set(job.id, lease);
@@ -162,7 +165,7 @@ export class Executor {
       }
       this.#attempts.set(job.id, { job, execution });
       this.#queueRunning.set(job.queue, (this.#queueRunning.get(job.queue) ?? 0) + 1);
-      this.#deadlines.add(job.id, deadline);
+      this.#deadlines.add(job.id, now + this.#parts.outcomes.timeoutMs(job.kind));
       const list = byClass.get(execution);
       if (list) list.push(job);
       else byClass.set(execution, [job]);
@@ -329,12 +332,19 @@ export class Executor {
   #abort(attempts: readonly Attempt[], reason: AbortReason): void {
     const fresh = attempts.filter((a) => a.abortReason === undefined);
     if (fresh.length === 0) return;
-    const message = ABORT_MESSAGES[reason](this.#parts.options);
     for (const attempt of fresh) attempt.abortReason = reason;
-    for (const [execution, pool] of this.#parts.pools) {
-      const ids = fresh.filter((a) => a.execution === execution).map((a) => a.job.id);
-      if (ids.length > 0) pool.abort(ids, message);
+    // One message per class and distinct text (the timeout names the kind's own).
+    const groups = new Map<string, { pool: ThreadPool; ids: number[]; message: string }>();
+    for (const attempt of fresh) {
+      const pool = this.#parts.pools.get(attempt.execution);
+      if (!pool) continue;
+      const message = ABORT_MESSAGES[reason](this.#parts.outcomes.timeoutMs(attempt.job.kind));
+      const key = `${attempt.execution}\u0000${message}`;
+      const group = groups.get(key);
+      if (group) group.ids.push(attempt.job.id);
+      else groups.set(key, { pool, ids: [attempt.job.id], message });
     }
+    for (const { pool, ids, message } of groups.values()) pool.abort(ids, message);
     const timer = setTimeout(() => {
       this.#graceTimers.delete(timer);
       for (const attempt of fresh) {

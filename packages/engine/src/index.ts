@@ -7,6 +7,8 @@ export type {
   HandlerContext,
   HandlerDefinition,
   HandlerExport,
+  JsonSchema,
+  KindDeclaration,
   KindInfo,
   ProgressValue,
 } from './threads/handler.js';
@@ -23,3 +25,10 @@ export {
   type ServedQueue,
   type QueueServing,
 } from './queue-serving.js';
+export {
+  defineHandlers,
+  type DefinedHandlers,
+  type HandlerEntry,
+  type PayloadOf,
+  type PayloadsOf,
+} from './define-handlers.js';

@@ -2,12 +2,18 @@ import type { Engine } from '@nudge/engine';
 
 /**
  * The part of an {@link Engine} the HTTP layer uses: the kinds it can run (to reject unknown
- * kinds up front), the enqueue that may start a job at once on this instance, cancel and retry
- * (which abort a cancelled attempt running on this instance at once), and the one trigger path
- * (`requestClaim`, coalesced, returns at once).
+ * kinds up front), the enqueue that may start a job at once on this instance (and applies the
+ * kind's defaults and schema), `prepareEnqueue` (the same defaults and schema check, for the
+ * batch route that writes through the store), cancel and retry (which abort a cancelled attempt
+ * running on this instance at once), and the one trigger path (`requestClaim`, coalesced,
+ * returns at once).
  *
  * An `Engine` fits as is; tests pass a plain object such as
  * `{ kinds: ['echo'], requestClaim: () => calls++, enqueue: (input) => store.enqueue(input),
- * cancel: (id) => store.cancelJob(id), retry: (id) => store.retryJob(id) }`.
+ * prepareEnqueue: (input) => input, cancel: (id) => store.cancelJob(id),
+ * retry: (id) => store.retryJob(id) }`.
  */
-export type ClaimEngine = Pick<Engine, 'kinds' | 'requestClaim' | 'enqueue' | 'cancel' | 'retry'>;
+export type ClaimEngine = Pick<
+  Engine,
+  'kinds' | 'requestClaim' | 'enqueue' | 'prepareEnqueue' | 'cancel' | 'retry'
+>;

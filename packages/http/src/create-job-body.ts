@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { QUEUE_NAME_PATTERN, type JsonValue } from '@nudge/core';
-import type { EnqueueInput } from '@nudge/store';
+import { MAX_DELAY_MS, type EnqueueInput } from '@nudge/store';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 
@@ -17,9 +17,12 @@ export const QUEUE_NAME_EXPECTED = "a queue name: 1 to 100 letters, digits, '_',
 export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
 
 /**
- * Body of `POST /jobs`. Only `kind` is required; omitted fields take the store's defaults
- * (`payload` `{}`, `queue` `default`, `priority` 0, `runAt` the database's now, `maxAttempts` 5). Unknown
- * properties are refused rather than dropped, so a misspelt field is never silently ignored.
+ * Body of `POST /jobs`. Only `kind` is required; an omitted `maxAttempts` takes the kind's
+ * declared default, and other omitted fields the store's defaults (`payload` `{}`, `queue` `default` unless
+ * the kind declares one, `priority` 0,
+ * `runAt` the database's now, `maxAttempts` 5). `delayMs` (0 to 365 days, added to the
+ * database's clock) and `runAt` are mutually exclusive. Unknown properties are refused rather
+ * than dropped, so a misspelt field is never silently ignored.
  */
 export const createJobBodySchema = Type.Object(
   {
@@ -45,8 +48,19 @@ export const createJobBodySchema = Type.Object(
         description: 'Earliest start. Default: now.',
       }),
     ),
+    delayMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_DELAY_MS,
+        description:
+          "Earliest start as a delay from the database's clock at insert, in ms (at most 365 days). Not with runAt.",
+      }),
+    ),
     maxAttempts: Type.Optional(
-      Type.Integer({ ...MAX_ATTEMPTS_RANGE, description: 'Attempts before the job is FAILED. Default 5.' }),
+      Type.Integer({
+        ...MAX_ATTEMPTS_RANGE,
+        description: "Attempts before the job is FAILED. Default: the kind's declared maxAttempts, else 5.",
+      }),
     ),
     idempotencyKey: Type.Optional(
       Type.String({
@@ -72,6 +86,7 @@ export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
     queue: body.queue,
     priority: body.priority,
     runAt: body.runAt === undefined ? undefined : new Date(body.runAt),
+    delayMs: body.delayMs,
     maxAttempts: body.maxAttempts,
     idempotencyKey: body.idempotencyKey,
   };

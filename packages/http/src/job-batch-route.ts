@@ -5,7 +5,7 @@ import { NudgeError } from '@nudge/core';
 import { assertStorableInput, type EnqueueInput, type Store } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import type { ClaimEngine } from './claim-engine.js';
-import { createJobBodySchema, toEnqueueInput, type CreateJobBody } from './create-job-body.js';
+import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { describeValueError } from './describe-value-error.js';
 import { errorBodySchema, type BatchProblem } from './error-body.js';
 import { jobViewSchema, toJobView } from './job-view.js';
@@ -39,8 +39,9 @@ const batchAnswerSchema = Type.Object({
   ),
 });
 
-/** Why job `index` cannot be enqueued, or `undefined` when it can. */
-function problemOf(job: unknown, index: number, kinds: readonly string[]): BatchProblem | undefined {
+/** Job `index` as it will be stored, or why it cannot be. */
+function prepare(job: unknown, index: number, engine: ClaimEngine): EnqueueInput | BatchProblem {
+  const { kinds } = engine;
   if (!checkJob.Check(job)) {
     const first = checkJob.Errors(job).First();
     const field = first?.path.slice(1) || 'the job';
@@ -54,21 +55,27 @@ function problemOf(job: unknown, index: number, kinds: readonly string[]): Batch
     return { index, code: 'UNKNOWN_KIND', message: unknownKindError(job.kind, kinds).message };
   }
   try {
-    assertStorableInput(toEnqueueInput(job));
+    const input = toEnqueueInput(job);
+    assertStorableInput(input);
+    // The kind's defaults, and its schema (PAYLOAD_INVALID).
+    return engine.prepareEnqueue(input);
   } catch (error) {
     if (error instanceof NudgeError) return { index, code: error.code, message: error.message };
     throw error;
   }
-  return undefined;
 }
+
+const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem => 'index' in value;
 
 /**
  * `POST /jobs/batch` `{"jobs": [...]}`: up to {@link MAX_BATCH_JOBS} jobs, each as the body of
  * `POST /jobs`, written all or nothing in one transaction (multi-row inserts). Answers `201`
  * `{"jobs": [...]}` with each job's view in input order and `created` (false for a job whose kind
- * and idempotency key existed; `200` when that holds for all), then requests one claim. When any job is
- * invalid it answers `400 INVALID_BATCH` whose `errors` names every invalid job by index, with
- * the code and message a single `POST /jobs` would give, and writes nothing.
+ * and idempotency key existed; `200` when that holds for all), then requests one claim. Each job
+ * gets its kind's declared `maxAttempts` and `queue` when it omits them. When any job is
+ * invalid (including a payload that fails its kind's schema: `PAYLOAD_INVALID`) it answers
+ * `400 INVALID_BATCH` whose `errors` names every invalid job by index, with the code and message
+ * a single `POST /jobs` would give, and writes nothing.
  */
 export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: ClaimEngine }> = async (
   app,
@@ -89,11 +96,10 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: Cl
     },
     async (request, reply) => {
       const { jobs } = request.body;
-      const problems = jobs
-        .map((job, index) => problemOf(job, index, engine.kinds))
-        .filter((problem): problem is BatchProblem => problem !== undefined);
+      const prepared = jobs.map((job, index) => prepare(job, index, engine));
+      const problems = prepared.filter(isProblem);
       if (problems.length > 0) throw new BatchRejectedError(problems, jobs.length);
-      const inputs: EnqueueInput[] = (jobs as CreateJobBody[]).map(toEnqueueInput);
+      const inputs = prepared as EnqueueInput[];
       const written = await store.enqueueMany(inputs);
       engine.requestClaim();
       // 201 when the batch created any job; 200 when every job's idempotency key existed.

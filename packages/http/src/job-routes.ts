@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NudgeError } from '@nudge/core';
-import type { Store } from '@nudge/store';
+import { assertEnqueueDelay, type Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { errorBodySchema } from './error-body.js';
@@ -25,7 +25,10 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   claim) and answers `201` with the job's view and a `Location` header. A job whose kind and
  *   `idempotencyKey` exist creates nothing and answers `200` with the existing job. A payload no
  *   dialect stores alike answers `400 PAYLOAD_TOO_DEEP` or `400 PAYLOAD_UNSTORABLE` naming its
- *   JSON Pointer. A refused request writes nothing.
+ *   JSON Pointer. `delayMs` with `runAt` answers `400 INVALID_REQUEST` naming both. The kind's
+ *   declared `maxAttempts` and `queue` fill in what the body omits, and a payload that does not
+ *   match the kind's `schema` answers `400 PAYLOAD_INVALID` naming the JSON Pointer of the first
+ *   value at fault (`body/payload/to must be string (got 5)`). A refused request writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app, { store, engine }) => {
@@ -37,13 +40,19 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
     async (request, reply) => {
       const { kind } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
-      const job = await engine.enqueue(toEnqueueInput(request.body)).catch((error: unknown) => {
-        // The store refuses what no dialect stores alike; name the field as validation does.
-        if (error instanceof NudgeError && error.statusCode === 400) {
-          throw new NudgeError(error.code, `body/${error.message}`);
-        }
-        throw error;
-      });
+      const input = toEnqueueInput(request.body);
+      // The body's shape before its payload: both start times given is a malformed request.
+      const job = await Promise.resolve()
+        .then(() => assertEnqueueDelay(input))
+        .then(() => engine.enqueue(input))
+        .catch((error: unknown) => {
+          // The engine and the store refuse a payload (schema, storability) or a delay; name
+          // the field as validation does.
+          if (error instanceof NudgeError && error.statusCode === 400) {
+            throw new NudgeError(error.code, `body/${error.message}`);
+          }
+          throw error;
+        });
       // An existing idempotency key: nothing was created, the existing job is the answer.
       void reply.code(job.created ? 201 : 200).header('location', `/jobs/${job.id}`);
       return toJobView(job);

@@ -109,12 +109,30 @@ const CASES: readonly Case[] = [
     message: /body\/runAt must be an ISO-8601 date-time/,
   },
   {
+    name: 'delayMs with runAt',
+    request: {
+      method: 'POST',
+      url: '/jobs',
+      payload: { kind: 'echo', delayMs: 5, runAt: '2030-01-01T00:00:00Z' },
+    },
+    status: 400,
+    code: 'INVALID_REQUEST',
+    message: /^body\/delayMs and runAt are mutually exclusive/,
+  },
+  {
+    name: 'a negative delayMs',
+    request: { method: 'POST', url: '/jobs', payload: { kind: 'echo', delayMs: -1 } },
+    status: 400,
+    code: 'INVALID_REQUEST',
+    message: /body\/delayMs must be >= 0 \(got -1\)/,
+  },
+  {
     name: 'an extra property',
     request: { method: 'POST', url: '/jobs', payload: { kind: 'echo', delay: 5 } },
     status: 400,
     code: 'INVALID_REQUEST',
     message:
-      /body\/delay is not allowed \(allowed: kind, payload, queue, priority, runAt, maxAttempts, idempotencyKey\)/,
+      /body\/delay is not allowed \(allowed: kind, payload, queue, priority, runAt, delayMs, maxAttempts, idempotencyKey\)/,
   },
   {
     name: 'a body that is an array',

@@ -39,6 +39,7 @@ export async function createTestApp(
     },
     cancel: (id: number) => store.cancelJob(id),
     retry: (id: number) => store.retryJob(id),
+    prepareEnqueue: (input: EnqueueInput) => input,
   };
   const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
   return {

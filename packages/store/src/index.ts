@@ -4,3 +4,4 @@ export { DEFAULT_PRIORITY } from './default-priority.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
 export { assertStorableInput } from './storable-input.js';
+export { assertEnqueueDelay, MAX_DELAY_MS } from './enqueue-delay.js';

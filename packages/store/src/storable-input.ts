@@ -1,16 +1,20 @@
 import { findUnstorableJson, NudgeError, toStorableError, unstorableText } from '@nudge/core';
+import { assertEnqueueDelay } from './enqueue-delay.js';
 import type { EnqueueInput, FailInput } from './store.js';
 
 /**
  * Refuses a job that the two dialects would not store alike, before anything is written: a kind
  * or payload string with U+0000 or a lone surrogate, a payload nested deeper than
- * `MAX_JSON_DEPTH`, a number that is not finite. Every enqueue of both stores calls it, so a
- * refused batch writes nothing.
+ * `MAX_JSON_DEPTH`, a number that is not finite; also a `delayMs` out of range or given with
+ * `runAt` (see {@link assertEnqueueDelay}). Every enqueue of both stores calls it, so a refused
+ * batch writes nothing.
  *
  * @param where - how the message names the job, e.g. `jobs/3/` in a batch; `''` for a single job
  * @throws NudgeError `PAYLOAD_TOO_DEEP` or `PAYLOAD_UNSTORABLE`, naming the JSON Pointer at fault
+ * @throws NudgeError `INVALID_REQUEST` for a bad `delayMs`
  */
 export function assertStorableInput(input: EnqueueInput, where = ''): void {
+  assertEnqueueDelay(input, where);
   const kindProblem = unstorableText(input.kind);
   if (kindProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}kind ${kindProblem}`);
   const keyProblem = input.idempotencyKey === undefined ? undefined : unstorableText(input.idempotencyKey);

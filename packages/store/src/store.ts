@@ -25,9 +25,17 @@ export interface EnqueueInput {
   readonly priority?: number;
   /**
    * Earliest start. A time after the database's now stores the job as `SCHEDULED`; the scheduler
-   * makes it `PENDING` once due. @defaultValue the database's `now()` at insert
+   * makes it `PENDING` once due. Exclusive with `delayMs`. @defaultValue the database's `now()`
+   * at insert
    */
   readonly runAt?: Date;
+  /**
+   * Earliest start as a delay from the database's clock at insert, in ms, from 0 to
+   * `MAX_DELAY_MS` (365 days): `run_at` is computed inside the insert (`now() + delay`), so the
+   * producer's clock plays no part. Above 0 the job is stored `SCHEDULED` and never claimed by
+   * {@link Store.enqueueAndClaim}. Exclusive with `runAt`. @defaultValue 0
+   */
+  readonly delayMs?: number;
   /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
   readonly maxAttempts?: number;
   /**
@@ -321,7 +329,12 @@ export interface Store {
    */
   listenForNewJobs?(handlers: NewJobsHandlers): NewJobsListener;
 
-  /** Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now. */
+  /**
+   * Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now or
+   * `delayMs` is above 0.
+   * @throws NudgeError `PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`, or `INVALID_REQUEST` (a
+   *   `delayMs` out of range or given with `runAt`); nothing is written
+   */
   enqueue(input: EnqueueInput): Promise<EnqueuedJob>;
   /**
    * Inserts many jobs in one transaction, returned in input order; a job whose kind and

@@ -2,7 +2,8 @@ import type { AbortReason } from '../attempt.js';
 
 /**
  * Describes a thread's death for `last_error`, naming the cause an operator can act on: out of
- * memory, terminated after a timeout, or a crash or exit.
+ * memory, terminated after a timeout, or a crash or exit. `jobTimeoutMs` is the timeout of the
+ * attempt's kind, in ms.
  */
 export function describeThreadFailure(
   error: unknown,

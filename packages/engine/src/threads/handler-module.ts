@@ -1,35 +1,36 @@
-import { EXECUTION_CLASSES, type ExecutionClass } from '@nudge/core';
+import type { PayloadCheck } from '../payload-check.js';
 import type { Handler, KindInfo } from './handler.js';
+import { checkDeclaration } from './kind-declaration.js';
 
-/** A loaded kind: its handler and how it runs. */
+/** A loaded kind: its handler, how it runs, what it declares, and its payload check. */
 export interface LoadedKind extends KindInfo {
   readonly handler: Handler;
+  /** Checks a payload against the kind's `schema`; absent without one. */
+  readonly check: PayloadCheck | undefined;
 }
 
 function definition(name: string, value: unknown): LoadedKind | undefined {
-  if (typeof value === 'function') return { kind: name, handler: value as Handler, execution: 'cpu' };
+  if (typeof value === 'function') {
+    return { kind: name, handler: value as Handler, execution: 'cpu', check: undefined };
+  }
   if (value === null || typeof value !== 'object') return undefined;
   const { handler, execution } = value as { handler?: unknown; execution?: unknown };
   if (handler === undefined && execution === undefined) return undefined;
   if (typeof handler !== 'function') {
     throw new Error(`export "${name}" declares a kind but its "handler" is not a function`);
   }
-  if (execution !== undefined && !(EXECUTION_CLASSES as readonly unknown[]).includes(execution)) {
-    throw new Error(
-      `export "${name}" has execution ${JSON.stringify(execution)}: use one of ${EXECUTION_CLASSES.join(', ')}`,
-    );
-  }
-  return { kind: name, handler: handler as Handler, execution: (execution as ExecutionClass) ?? 'cpu' };
+  return { ...checkDeclaration(name, value as Record<string, unknown>), handler: handler as Handler };
 }
 
 /**
  * Reads the kinds a handler module exports. Each named export that is a function is a `cpu`
- * kind named by the export; an object `{ handler, execution }` declares the kind's execution
- * class; a default export that is an object adds its keys the same way (for kinds that are not
- * identifiers, such as `reports.daily`). Other exports are ignored.
+ * kind named by the export; an object `{ handler, execution, … }` declares the kind's options
+ * (see `KindDeclaration`); a default export that is an object adds its keys the same way (for
+ * kinds that are not identifiers, such as `reports.daily`, and for `export default
+ * defineHandlers({ … })`). Other exports are ignored.
  *
  * @throws Error when the module cannot be imported, exports no handler, or an object declaring a
- *   kind has no `handler` function or an unknown `execution`
+ *   kind has no `handler` function or a declaration field that is wrong (named with its kind)
  */
 export async function loadHandlerModule(handlersUrl: string): Promise<Map<string, LoadedKind>> {
   const module = (await import(handlersUrl)) as Record<string, unknown>;

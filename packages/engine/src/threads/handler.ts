@@ -1,4 +1,4 @@
-import type { ExecutionClass, JsonValue } from '@nudge/core';
+import type { BackoffOptions, ExecutionClass, JsonValue } from '@nudge/core';
 
 /** What a handler receives besides its payload. */
 export interface HandlerContext {
@@ -65,23 +65,71 @@ export interface FollowUpOptions {
  * A thrown error fails the attempt and its message becomes `last_error`. Handlers run in worker
  * threads and may run more than once for one job (after a crash): make them idempotent.
  */
-export type Handler = (payload: JsonValue, ctx: HandlerContext) => unknown;
+export type Handler<Payload = JsonValue> = (payload: Payload, ctx: HandlerContext) => unknown;
+
+/**
+ * A JSON Schema (draft 2020-12 keywords as ajv knows them), such as a TypeBox schema: a plain
+ * object. It reaches the engine's thread as plain JSON, without TypeBox's symbol keys.
+ */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * What a kind declares besides its handler: how it runs, the defaults of its jobs and the shape
+ * of its payload. Every field is optional and checked when the module is loaded.
+ */
+export interface KindDeclaration {
+  /** How the kind runs; see {@link ExecutionClass}. @defaultValue `'cpu'` */
+  readonly execution?: ExecutionClass;
+  /**
+   * Attempts of a job of this kind whose producer gives none (`Engine.enqueue`, `POST /jobs`,
+   * `POST /jobs/batch`), a whole number from 1 to 1000. A plain-SQL insert gets the column
+   * default instead: the database does not know the handler module.
+   * @defaultValue the column default, 5
+   */
+  readonly maxAttempts?: number;
+  /**
+   * This kind's retry curve, merged over the engine's `backoff`. The engine option
+   * `backoffByKind[kind]`, when given, replaces it. @defaultValue the engine's `backoff`
+   */
+  readonly backoff?: Partial<BackoffOptions>;
+  /**
+   * Longest an attempt of this kind may run, in ms (1 to 2,147,483,647, the longest timer Node
+   * can set), instead of the engine's `jobTimeoutMs`. @defaultValue the engine's `jobTimeoutMs`
+   */
+  readonly timeoutMs?: number;
+  /**
+   * The queue of a job of this kind whose producer gives none (a queue name, `isQueueName`). A plain-SQL
+   * insert gets the column default. @defaultValue `'default'`
+   */
+  readonly queue?: string;
+  /**
+   * JSON Schema of the payload (a TypeBox schema, or any JSON Schema object). `POST /jobs`,
+   * `POST /jobs/batch` and `Engine.enqueue` refuse a payload that does not match
+   * (`PAYLOAD_INVALID`), and the thread checks it again before each attempt: a job inserted by
+   * plain SQL whose payload does not match fails permanently, without running the handler.
+   * Values are checked as sent (no coercion, no defaults filled in). @defaultValue none: any JSON
+   */
+  readonly schema?: JsonSchema;
+}
 
 /**
  * A handler with its declared options, as a handler module may export it instead of a bare
  * function: `export const sendEmail = { handler: async (p, ctx) => …, execution: 'async' }`.
+ * `defineHandlers` types `Payload` from `schema`.
  */
-export interface HandlerDefinition {
-  readonly handler: Handler;
-  /** How the kind runs; see {@link ExecutionClass}. @defaultValue `'cpu'` */
-  readonly execution?: ExecutionClass;
+export interface HandlerDefinition<Payload = JsonValue> extends KindDeclaration {
+  readonly handler: Handler<Payload>;
 }
 
 /** One export of a handler module: a bare function (a `cpu` kind) or a {@link HandlerDefinition}. */
 export type HandlerExport = Handler | HandlerDefinition;
 
-/** A kind as the engine knows it once the handler module is loaded. */
-export interface KindInfo {
+/**
+ * A kind as the engine knows it once the handler module is loaded: its execution class and what
+ * it declared (absent fields were not declared). `schema` is plain JSON (TypeBox's symbol keys
+ * and any function are gone).
+ */
+export interface KindInfo extends KindDeclaration {
   readonly kind: string;
   readonly execution: ExecutionClass;
 }

@@ -128,6 +128,14 @@ async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefine
   try {
     if (!kind) throw new Error(`no handler for kind "${job[2]}" in this thread`);
     const payload = JSON.parse(job[4]) as JsonValue;
+    // A payload written around the API (plain SQL) may not match: it never will, so the job
+    // fails for good without running the handler.
+    const mismatch = kind.check?.(payload);
+    if (mismatch !== undefined) {
+      const error = `the payload does not match the schema of kind "${job[2]}": ${mismatch}`;
+      settle(entry, [id, version, 2, error]);
+      return;
+    }
     const ctx: HandlerContext = {
       jobId: id,
       kind: job[2],
@@ -214,7 +222,11 @@ process.exit = (code?: number | string | null) => {
   return exit(code);
 };
 
-send({ type: 'ready', kinds: [...kinds.values()].map(({ kind, execution }) => ({ kind, execution })) });
+send({
+  type: 'ready',
+  // Plain data only: the handler and the compiled check stay on this thread.
+  kinds: [...kinds.values()].map(({ handler: _handler, check: _check, ...info }) => info),
+});
 if (role === 'describe') process.exit(0);
 
 port.on('message', (message: ToThread) => {

@@ -43,7 +43,8 @@ export type ToThread = RunMessage | AbortMessage;
  * followUps]` for a success (`resultJson` is the returned value as JSON text, `null` for
  * `undefined`; `followUps` the jobs it recorded with `ctx.enqueue`), `[id, version, 0, error,
  * progressJson]` for a handler that threw (a result, not a crash), or `[id, version, 2, error,
- * progressJson]` for a failure that no retry can fix (a result over `MAX_RESULT_BYTES`).
+ * progressJson]` for a failure that no retry can fix (a result over `MAX_RESULT_BYTES`, a
+ * payload that does not match the kind's schema).
  * `progressJson` is the last `ctx.progress` value not yet sent in a progress message. Trailing
  * elements may be missing or `null`.
  */

@@ -8,6 +8,7 @@ import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 const OPTIONAL = [
   { field: 'payload', column: 'payload', type: 'jsonb' },
   { field: 'runAt', column: 'run_at', type: 'timestamptz' },
+  { field: 'delayMs', column: 'run_at', type: 'double precision' },
   { field: 'maxAttempts', column: 'max_attempts', type: 'integer' },
   { field: 'idempotencyKey', column: 'idempotency_key', type: 'text' },
 ] as const;
@@ -21,9 +22,13 @@ type OptionalField = (typeof OPTIONAL)[number];
 // idempotency key exist inserts nothing: it is read back and never claimed by this call.
 function enqueueClaimedSql(present: readonly OptionalField[]): string {
   const columns = ['kind', 'priority', 'queue', ...present.map((o) => o.column)];
-  const values = ['$4', '$5::integer', '$6::text', ...present.map((o, i) => `$${7 + i}::${o.type}`)];
-  const runAtIndex = present.findIndex((o) => o.field === 'runAt');
-  const runAt = runAtIndex === -1 ? 'n.now' : `$${7 + runAtIndex}::timestamptz`;
+  // A delay is added to the database clock inside the statement (never claimed when above 0).
+  const value = (o: OptionalField, i: number): string =>
+    o.field === 'delayMs' ? `n.now + ${pgMs(`$${7 + i}`)}` : `$${7 + i}::${o.type}`;
+  const values = ['$4', '$5::integer', '$6::text', ...present.map(value)];
+  const runAtIndex = present.findIndex((o) => o.column === 'run_at');
+  const runAtField = present[runAtIndex];
+  const runAt = runAtField === undefined ? 'n.now' : value(runAtField, runAtIndex);
   return `
 INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
 SELECT ${values.join(', ')},

@@ -1,4 +1,11 @@
-import { sql, type ColumnType, type Generated, type Insertable, type Kysely, type Transaction } from 'kysely';
+import {
+  sql,
+  type ColumnType,
+  type Generated,
+  type InsertObject,
+  type Kysely,
+  type Transaction,
+} from 'kysely';
 import type { JsonValue } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import type { StoredAttemptError } from '../stored-attempt-error.js';
@@ -22,17 +29,22 @@ const INSERT_CHUNK = 1000;
 /** Tries of insert-then-read for one key, in case the existing row vanishes in between. */
 const KEY_TRIES = 3;
 
-function toRow(input: EnqueueInput): Insertable<PgSchema['nudge_jobs']> {
-  const row: Partial<Insertable<PgSchema['nudge_jobs']>> = { kind: input.kind };
+function toRow(input: EnqueueInput): InsertObject<PgSchema, 'nudge_jobs'> {
+  // Columns left out take their defaults (the table has one for each).
+  const row: Partial<InsertObject<PgSchema, 'nudge_jobs'>> = { kind: input.kind };
   // jsonb parameters go as JSON text: node-postgres would send a JS array as a PostgreSQL array.
   if (input.payload !== undefined) row.payload = JSON.stringify(input.payload);
   if (input.queue !== undefined) row.queue = input.queue;
   if (input.priority !== undefined) row.priority = input.priority;
   // A future run_at becomes SCHEDULED through the table's insert trigger.
   if (input.runAt !== undefined) row.run_at = input.runAt;
+  // The database clock plus the delay, in the same statement; above 0 the trigger makes it SCHEDULED.
+  else if (input.delayMs !== undefined) {
+    row.run_at = sql<Date>`now() + (${input.delayMs}::double precision * interval '1 millisecond')`;
+  }
   if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
   if (input.idempotencyKey !== undefined) row.idempotency_key = input.idempotencyKey;
-  return row as Insertable<PgSchema['nudge_jobs']>;
+  return row as InsertObject<PgSchema, 'nudge_jobs'>;
 }
 
 type Db = Kysely<PgSchema> | Transaction<PgSchema>;

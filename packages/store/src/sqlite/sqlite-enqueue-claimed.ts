@@ -9,6 +9,7 @@ import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 const OPTIONAL = [
   { field: 'payload', column: 'payload' },
   { field: 'runAt', column: 'run_at' },
+  { field: 'delayMs', column: 'run_at' },
   { field: 'maxAttempts', column: 'max_attempts' },
   { field: 'idempotencyKey', column: 'idempotency_key' },
 ] as const;
@@ -23,8 +24,19 @@ type OptionalField = (typeof OPTIONAL)[number];
 // SQLite parse the upsert clause after a SELECT.)
 function enqueueClaimedSql(present: readonly OptionalField[]): string {
   const columns = ['kind', 'queue', 'priority', ...present.map((o) => o.column)];
-  const values = ['@kind', '@queue', '@priority', ...present.map((o) => `@${o.field}`)];
-  const runAt = present.some((o) => o.field === 'runAt') ? '@runAt' : SQLITE_NOW;
+  // A delay is added to the database clock inside the statement (never claimed when above 0).
+  const delayed = sqliteNowPlus('@delayMs');
+  const values = [
+    '@kind',
+    '@queue',
+    '@priority',
+    ...present.map((o) => (o.field === 'delayMs' ? delayed : `@${o.field}`)),
+  ];
+  const runAt = present.some((o) => o.field === 'runAt')
+    ? '@runAt'
+    : present.some((o) => o.field === 'delayMs')
+      ? delayed
+      : SQLITE_NOW;
   return `
 INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
 SELECT ${values.join(', ')},
@@ -71,6 +83,7 @@ export function createSqliteEnqueueClaimed(
     };
     if (input.payload !== undefined) params.payload = JSON.stringify(input.payload);
     if (input.runAt !== undefined) params.runAt = input.runAt.toISOString();
+    if (input.delayMs !== undefined) params.delayMs = input.delayMs;
     if (input.maxAttempts !== undefined) params.maxAttempts = input.maxAttempts;
     if (input.idempotencyKey !== undefined) params.idempotencyKey = input.idempotencyKey;
     const row = statement.get(params);

@@ -13,6 +13,11 @@ function toRow(input: EnqueueInput): InsertObject<SqliteSchema, 'nudge_jobs'> {
     row.run_at = runAt;
     // Set here rather than left to the insert trigger, so that RETURNING shows it.
     row.status = sql<string>`CASE WHEN ${runAt} > strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN 'SCHEDULED' ELSE 'PENDING' END`;
+  } else if (input.delayMs !== undefined) {
+    // The database clock plus the delay, in the same statement: the producer's clock plays no
+    // part. Any delay above 0 lies after that clock, so the job is SCHEDULED.
+    row.run_at = sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (${input.delayMs} / 1000.0) || ' seconds')`;
+    if (input.delayMs > 0) row.status = 'SCHEDULED';
   }
   if (input.maxAttempts !== undefined) row.max_attempts = input.maxAttempts;
   if (input.idempotencyKey !== undefined) row.idempotency_key = input.idempotencyKey;

@@ -1,0 +1,111 @@
+import {
+  DEFAULT_BACKOFF,
+  EXECUTION_CLASSES,
+  isQueueName,
+  validateBackoff,
+  type ExecutionClass,
+} from '@nudge/core';
+import { compilePayloadCheck, type PayloadCheck } from '../payload-check.js';
+import type { JsonSchema, KindInfo } from './handler.js';
+
+/** Fields a kind's definition object may have; any other is refused (a misspelt option). */
+const FIELDS = ['handler', 'execution', 'maxAttempts', 'backoff', 'timeoutMs', 'queue', 'schema'];
+const BACKOFF_FIELDS = ['baseMs', 'maxMs', 'jitterRatio'];
+
+/** Most attempts a kind may declare, as `POST /jobs` accepts. */
+export const MAX_DECLARED_ATTEMPTS = 1000;
+/** Longest `timeoutMs` a kind may declare: the longest delay a Node timer takes (2^31 - 1 ms). */
+export const MAX_DECLARED_TIMEOUT_MS = 2_147_483_647;
+
+/** A kind's declaration, checked, with the compiled check of its payload schema. */
+export interface CheckedDeclaration extends KindInfo {
+  readonly check: PayloadCheck | undefined;
+}
+
+function wholeNumber(kind: string, field: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new Error(`kind "${kind}": ${field} must be a whole number from 1 to ${max} (got ${show(value)})`);
+  }
+  return value;
+}
+
+function show(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Checks what a definition object declares besides its handler, naming the kind and the field at
+ * fault, and compiles its payload schema. The schema is kept as plain JSON: the form that
+ * crosses to the engine's thread (TypeBox's symbol keys and any function dropped).
+ *
+ * @throws Error naming the kind and the field: an unknown field, an `execution` not in
+ *   `EXECUTION_CLASSES`, `maxAttempts` not 1 to 1000, a `backoff` field out of range or unknown,
+ *   `timeoutMs` not 1 to 2^31 - 1, `queue` not a queue name (`isQueueName`), a `schema` that
+ *   is not an object or that ajv cannot compile
+ */
+export function checkDeclaration(kind: string, value: Readonly<Record<string, unknown>>): CheckedDeclaration {
+  const unknown = Object.keys(value).filter((key) => !FIELDS.includes(key));
+  if (unknown.length > 0) {
+    throw new Error(`kind "${kind}": unknown field ${unknown.join(', ')} (allowed: ${FIELDS.join(', ')})`);
+  }
+  const { execution, maxAttempts, backoff, timeoutMs, queue, schema } = value;
+  if (execution !== undefined && !(EXECUTION_CLASSES as readonly unknown[]).includes(execution)) {
+    throw new Error(
+      `kind "${kind}": execution must be one of ${EXECUTION_CLASSES.join(', ')} (got ${show(execution)})`,
+    );
+  }
+  const info: { -readonly [K in keyof CheckedDeclaration]: CheckedDeclaration[K] } = {
+    kind,
+    execution: (execution as ExecutionClass | undefined) ?? 'cpu',
+    check: undefined,
+  };
+  if (maxAttempts !== undefined) {
+    info.maxAttempts = wholeNumber(kind, 'maxAttempts', maxAttempts, MAX_DECLARED_ATTEMPTS);
+  }
+  if (timeoutMs !== undefined) {
+    info.timeoutMs = wholeNumber(kind, 'timeoutMs', timeoutMs, MAX_DECLARED_TIMEOUT_MS);
+  }
+  if (queue !== undefined) {
+    if (typeof queue !== 'string' || !isQueueName(queue)) {
+      throw new Error(
+        `kind "${kind}": queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got ${show(queue)})`,
+      );
+    }
+    info.queue = queue;
+  }
+  if (backoff !== undefined) {
+    if (backoff === null || typeof backoff !== 'object' || Array.isArray(backoff)) {
+      throw new Error(`kind "${kind}": backoff must be an object of ${BACKOFF_FIELDS.join(', ')}`);
+    }
+    const extra = Object.keys(backoff).filter((key) => !BACKOFF_FIELDS.includes(key));
+    if (extra.length > 0) {
+      throw new Error(
+        `kind "${kind}": backoff has unknown field ${extra.join(', ')} (allowed: ${BACKOFF_FIELDS.join(', ')})`,
+      );
+    }
+    // Only the declared fields can be at fault: the defaults are valid.
+    try {
+      validateBackoff({ ...DEFAULT_BACKOFF, ...backoff }, 'backoff');
+    } catch (error) {
+      throw new Error(`kind "${kind}": ${(error as Error).message}`);
+    }
+    info.backoff = { ...backoff };
+  }
+  if (schema !== undefined) {
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+      throw new Error(`kind "${kind}": schema must be a JSON Schema object (got ${show(schema)})`);
+    }
+    const plain = JSON.parse(JSON.stringify(schema)) as JsonSchema;
+    try {
+      info.check = compilePayloadCheck(plain);
+    } catch (error) {
+      throw new Error(`kind "${kind}": schema is not a valid JSON Schema: ${(error as Error).message}`);
+    }
+    info.schema = plain;
+  }
+  return info;
+}
