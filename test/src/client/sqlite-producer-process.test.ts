@@ -11,7 +11,13 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createClient, enqueue, nudge } from '@nudge/client';
 import { spawnServer, type ServerProcess } from '@nudge/server';
-import { FIXTURE_HANDLERS, createScratch, createSqliteDatabase, type Scratch, type TestDatabase } from '../helpers/index.js';
+import {
+  FIXTURE_HANDLERS,
+  createScratch,
+  createSqliteDatabase,
+  type Scratch,
+  type TestDatabase,
+} from '../helpers/index.js';
 import { runNode } from '../demo/run-node.js';
 
 const PRODUCER = fileURLToPath(new URL('../fixtures/produce-jobs.js', import.meta.url));
