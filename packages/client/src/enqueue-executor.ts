@@ -66,7 +66,7 @@ export function detectExecutor(executor: EnqueueExecutor, dialect?: SqlDialect):
   if (fn(value, 'executeQuery') && fn(value, 'getExecutor')) {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database schema
     const db = executor as Kysely<any>;
-    const found = kyselyDialect(db as unknown as { getExecutor(): { adapter: object } }) ?? dialect;
+    const found = kyselyDialect(db) ?? dialect;
     if (!found) {
       throw new TypeError(
         "cannot tell this Kysely instance's dialect from its adapter: pass { dialect: 'postgres' } or { dialect: 'sqlite' }",
@@ -110,7 +110,7 @@ const MAX_CACHED = 64;
 /** Runs one statement through better-sqlite3, synchronously. */
 export function sqliteQuery(db: Database.Database, query: SqlQuery): ReturnedRow[] {
   let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
+  if (!cache) statements.set(db, (cache = new Map<string, Database.Statement>()));
   let statement = cache.get(query.sql);
   if (!statement) {
     statement = db.prepare(query.sql);

@@ -35,13 +35,19 @@ export class WaitTimeoutError extends Error {
   }
 }
 
+/** The reason a signal fired, as an Error (an `AbortSignal.timeout` gives a DOMException, an Error). */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error(`waitFor aborted: ${String(reason)}`);
+}
+
 interface Waiter {
   readonly ids: readonly number[];
   readonly views: Map<number, JobView>;
   readonly remaining: Set<number>;
   readonly intervalMs: number;
   lastError: Error | undefined;
-  settle(error: unknown, views?: JobView[]): void;
+  settle(error: Error | undefined, views?: JobView[]): void;
 }
 
 /**
@@ -73,11 +79,11 @@ export class JobPoller {
    */
   wait(ids: readonly number[], options: WaitOptions = {}): Promise<JobView[]> {
     const { signal, timeoutMs } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (ids.length === 0) return Promise.resolve([]);
     return new Promise<JobView[]>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const onAbort = (): void => waiter.settle(signal?.reason);
+      const onAbort = (): void => waiter.settle(abortReason(signal));
       const waiter: Waiter = {
         ids,
         views: new Map(),
@@ -90,7 +96,7 @@ export class JobPoller {
           signal?.removeEventListener('abort', onAbort);
           if (this.#waiters.size === 0) this.#stop();
           if (views) resolve(views);
-          else reject(error as Error);
+          else reject(error ?? new Error('waitFor ended without a result'));
         },
       };
       this.#waiters.add(waiter);

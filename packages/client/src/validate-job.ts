@@ -117,7 +117,8 @@ export function validateJob(job: JobInput<string, unknown>, where = ''): void {
 
 /** {@link validateJob} for each job of a batch, naming the first at fault by its index. */
 export function validateJobs(jobs: ReadonlyArray<JobInput<string, unknown>>): void {
-  if (!Array.isArray(jobs))
-    throw new NudgeError('INVALID_REQUEST', `jobs must be an array (got ${show(jobs)})`);
+  const list: unknown = jobs;
+  if (!Array.isArray(list))
+    throw new NudgeError('INVALID_REQUEST', `jobs must be an array (got ${show(list)})`);
   jobs.forEach((job, index) => validateJob(job, jobs.length > 1 ? `jobs/${index}/` : ''));
 }

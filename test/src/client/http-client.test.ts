@@ -30,7 +30,8 @@ function recordingFetch(): {
   return {
     calls,
     fetch: (input, init) => {
-      calls.push({ method: init?.method ?? 'GET', url: String(input), headers: new Headers(init?.headers) });
+      const url = input instanceof Request ? input.url : input.toString();
+      calls.push({ method: init?.method ?? 'GET', url, headers: new Headers(init?.headers) });
       return fetch(input, init);
     },
   };
