@@ -1,5 +1,5 @@
 import { MERGE_KIND, PART_KIND, REPORT_KIND } from './job-kinds.js';
-import type { JobView } from './job-view.js';
+import type { JobView } from '@nudge/client';
 
 function subject(view: JobView): string {
   const payload = view.payload as { origin?: unknown; name?: unknown; rowGroup?: unknown } | null;

@@ -1,5 +1,5 @@
+import type { NudgeClient } from '@nudge/client';
 import { PART_KIND } from './job-kinds.js';
-import type { NudgeClient } from './nudge-client.js';
 import type { DelayPartial } from './delay-partial.js';
 import { parseDelayPartial } from './parse-delay-partial.js';
 
@@ -10,13 +10,13 @@ import { parseDelayPartial } from './parse-delay-partial.js';
  * jobs table's layout.
  *
  * @throws Error when a job is of another kind, has not succeeded, or its result is not a partial
- * @throws ServerUnreachableError when the server cannot be reached
+ * @throws NudgeUnreachableError when the server cannot be reached; NudgeApiError `JOB_NOT_FOUND`
  */
 export async function fetchPartPartials(
   client: NudgeClient,
   jobIds: readonly number[],
 ): Promise<DelayPartial[]> {
-  const views = await Promise.all(jobIds.map((id) => client.getJob(id)));
+  const views = await Promise.all(jobIds.map((id) => client.get(id)));
   return views.map((view) => {
     if (view.kind !== PART_KIND) throw new Error(`job ${view.id} is a ${view.kind} job, not ${PART_KIND}`);
     if (view.status !== 'SUCCEEDED') {

@@ -1,24 +1,18 @@
+import { createClient } from '@nudge/client';
 import { flights3mFile } from './dataset-files.js';
 import { computeFindings } from './demo-findings.js';
 import { describeJob } from './describe-job.js';
 import { FlightsParquet } from './flights-parquet.js';
 import { formatSummary } from './format-summary.js';
 import { JobProgress } from './job-progress.js';
-import { NudgeClient } from './nudge-client.js';
-import { openOutbox } from './open-outbox.js';
+import { openProducerDatabase } from './producer-database.js';
 import type { ProducerOptions } from './producer-options.js';
 import { runQueuedReport } from './queued-report.js';
 import { computeRunStats } from './run-stats.js';
 
 /**
- * Part jobs polled per round, oldest first: about the thread count of a small server, so the
- * producer's polling stays light while the server's cores aggregate.
- */
-const POLL_LIMIT = 4;
-
-/**
  * The producer's real-scale mode (`--dataset flights-3m`): enqueues one `flightDelayPart` job per
- * row group of flights-3m.parquet through the outbox in one transaction and nudges the server;
+ * row group of flights-3m.parquet in one transaction of the producer's own and nudges the server;
  * follows them with the progress bar; once every part has succeeded, enqueues one
  * `flightDelayMerge` job naming the parts, then archives the merged all-origins report with an
  * `archiveReport` job. Prints the findings (comparing the `options.origins` busiest origins) and
@@ -30,18 +24,16 @@ const POLL_LIMIT = 4;
 export async function runFlights3mDemo(options: ProducerOptions): Promise<number> {
   // The footer only (a few kB): how many row groups, hence part jobs.
   const parquet = await FlightsParquet.open(flights3mFile());
-  const client = new NudgeClient(options.nudgeUrl);
-  const outbox = openOutbox(options.databaseUrl);
+  const client = createClient({ baseUrl: options.nudgeUrl, pollIntervalMs: options.pollIntervalMs });
+  const database = openProducerDatabase(options.databaseUrl);
   let progress: JobProgress | undefined;
   try {
     const run = await runQueuedReport({
-      outbox,
+      database,
       client,
       nudgeUrl: options.nudgeUrl,
       rowGroups: parquet.rowGroups.length,
-      pollIntervalMs: options.pollIntervalMs,
       timeoutMs: options.timeoutMs,
-      pollLimit: POLL_LIMIT,
       archive: { outputDir: options.outputDir },
       log: (line) => console.log(line),
       onProgress: (counts, expectedJobs) => {
@@ -79,6 +71,6 @@ export async function runFlights3mDemo(options: ProducerOptions): Promise<number
     return 0;
   } finally {
     progress?.stop();
-    await outbox.close();
+    await database.close();
   }
 }

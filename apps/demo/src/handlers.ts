@@ -1,5 +1,6 @@
 // The handler module the nudge server loads in each worker thread (NUDGE_HANDLERS). Every exported
 // function is a handler named by its export name, so this file exports handlers and nothing else.
+import { createClient } from '@nudge/client';
 import { parseArchivePayload } from './archive-payload.js';
 import { archiveJson, type ArchiveResult } from './archive-json.js';
 import type { DelayPartial } from './delay-partial.js';
@@ -9,7 +10,6 @@ import { loadAirports, loadFlights, loadFlights3m } from './flight-data-cache.js
 import type { JobContext } from './job-context.js';
 import { mergeFilePartials } from './merge-file-partials.js';
 import { parseMergePayload } from './merge-payload.js';
-import { NudgeClient } from './nudge-client.js';
 import { buildPartialReport } from './partial-report.js';
 import { parsePartPayload } from './part-payload.js';
 import { parseReportPayload } from './report-payload.js';
@@ -60,7 +60,7 @@ export async function flightDelayMerge(payload: unknown, ctx: JobContext): Promi
   const [parquet, airports, partials] = await Promise.all([
     loadFlights3m(),
     loadAirports(),
-    fetchPartPartials(new NudgeClient(options.nudgeUrl), options.parts),
+    fetchPartPartials(createClient({ baseUrl: options.nudgeUrl }), options.parts),
   ]);
   ctx.signal.throwIfAborted();
   const merged = mergeFilePartials(parquet, options.dataset, partials);

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { createClient } from '@nudge/client';
 import { spawnServer } from '@nudge/server';
 import { parseAirports } from './airport.js';
 import { airportsFile, flights3mFile, FLIGHTS_3M } from './dataset-files.js';
@@ -9,8 +10,7 @@ import { ALL_ORIGINS, type DelayReport } from './delay-report.js';
 import { FlightsParquet } from './flights-parquet.js';
 import { mergeFilePartials } from './merge-file-partials.js';
 import { nearestRank } from './nearest-rank.js';
-import { NudgeClient } from './nudge-client.js';
-import { openOutbox } from './open-outbox.js';
+import { openProducerDatabase } from './producer-database.js';
 import { buildPartialReport } from './partial-report.js';
 import { runQueuedReport } from './queued-report.js';
 import { rowGroupPartial } from './row-group-partial.js';
@@ -137,8 +137,8 @@ export async function measureSingleThreadFlights3m(options: MeasureOptions = {})
  * Measures the flights-3m report run through nudge end to end: starts a server with the demo's
  * handlers and `threads` worker threads on `databaseUrl`, and times each run from just before
  * the part jobs are inserted (one transaction, then `POST /nudge`) to the moment the merged
- * report is seen by polling (`GET /jobs/:id` every `pollIntervalMs`, the `threads` oldest
- * unfinished jobs per round). Server start-up is not timed; the server is stopped afterwards.
+ * report is seen by polling (`waitFor`: one `GET /jobs?ids=…` for all unfinished jobs every
+ * `pollIntervalMs`). Server start-up is not timed; the server is stopped afterwards.
  *
  * @throws Error when the server does not start, a job fails, or a run exceeds `timeoutMs`
  */
@@ -152,18 +152,16 @@ export async function measureQueuedFlights3m(options: QueuedMeasureOptions): Pro
       LOG_LEVEL: 'warn',
     },
   });
-  const outbox = openOutbox(options.databaseUrl);
+  const database = openProducerDatabase(options.databaseUrl);
   try {
     const parquet = await FlightsParquet.open(flights3mFile());
-    const client = new NudgeClient(server.url);
+    const client = createClient({ baseUrl: server.url, pollIntervalMs: options.pollIntervalMs ?? 50 });
     return await timeRuns(options, async () => {
       const run = await runQueuedReport({
-        outbox,
+        database,
         client,
         nudgeUrl: server.url,
         rowGroups: parquet.rowGroups.length,
-        pollIntervalMs: options.pollIntervalMs ?? 50,
-        pollLimit: threads,
         timeoutMs: options.timeoutMs ?? 300_000,
       });
       if (!run.report || run.mergedAtMs === undefined) {
@@ -175,7 +173,7 @@ export async function measureQueuedFlights3m(options: QueuedMeasureOptions): Pro
       return { wallMs: run.mergedAtMs - run.enqueuedAtMs, parts: run.partIds.length, report: run.report };
     });
   } finally {
-    await outbox.close();
+    await database.close();
     await server.stop('SIGTERM', 20_000);
   }
 }

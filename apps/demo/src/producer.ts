@@ -1,9 +1,11 @@
 // The demo's producer, its own process: enqueues one delay report per busy origin airport (plus
-// one for all) through the outbox, nudges the server, follows the jobs, archives every report
+// one for all) in a transaction of its own with @nudge/client (the outbox pattern), nudges the
+// server, waits for the jobs over the HTTP API, archives every report
 // the same way, then prints what the data shows and how the run went. With --dataset flights-3m
 // it runs flights-3m-demo.ts instead (part jobs per row group, one merge, one archive). Exit code
 // 0 when every job succeeded, 1 when one did not or the server was unreachable, 2 on a bad option.
 import { readFile } from 'node:fs/promises';
+import { createClient, NudgeApiError, type JobView } from '@nudge/client';
 import type { ArchiveResult } from './archive-json.js';
 import { busiestOrigins } from './busiest-origins.js';
 import { datasetFile, FLIGHTS_3M, type DatasetName } from './dataset-files.js';
@@ -15,23 +17,30 @@ import { runFlights3mDemo } from './flights-3m-demo.js';
 import { formatSummary } from './format-summary.js';
 import { ARCHIVE_KIND, REPORT_KIND } from './job-kinds.js';
 import { JobProgress } from './job-progress.js';
-import { JobWatch } from './job-watch.js';
-import { NudgeClient, ServerUnreachableError } from './nudge-client.js';
-import { openOutbox } from './open-outbox.js';
-import type { NewJob } from './outbox.js';
+import { nudgeCommitted } from './nudge-committed.js';
+import { openProducerDatabase } from './producer-database.js';
 import { PRODUCER_USAGE, readProducerOptions, type ProducerOptions } from './producer-options.js';
+import { watchRunningJobs } from './running-jobs.js';
 import { computeRunStats } from './run-stats.js';
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const message = (error: unknown): string => {
+  if (error instanceof NudgeApiError && error.code === 'JOB_NOT_FOUND') {
+    return `${error.message}: does the server use the same DATABASE_URL?`;
+  }
+  return error instanceof Error ? error.message : String(error);
+};
 
 async function run(options: ProducerOptions & { dataset: DatasetName }): Promise<number> {
   const flights = parseFlights(await readFile(datasetFile(options.dataset), 'utf8'));
   const origins = [...busiestOrigins(flights, options.origins), ALL_ORIGINS];
-  const client = new NudgeClient(options.nudgeUrl);
-  const outbox = openOutbox(options.databaseUrl);
+  // Every waitFor below shares this client's one poller: one GET /jobs?ids=… per interval.
+  const client = createClient({ baseUrl: options.nudgeUrl, pollIntervalMs: options.pollIntervalMs });
+  const database = openProducerDatabase(options.databaseUrl);
+  const stopWaiting = new AbortController();
   let progress: JobProgress | undefined;
+  let stopCounting = (): void => undefined;
   try {
-    const reportIds = await outbox.insertJobs(
+    const reportIds = await database.enqueueJobs(
       origins.map((origin) => ({ kind: REPORT_KIND, payload: { dataset: options.dataset, origin } })),
     );
     console.log(
@@ -39,50 +48,58 @@ async function run(options: ProducerOptions & { dataset: DatasetName }): Promise
         `origin${origins.length === 2 ? '' : 's'} of ${options.dataset} + ALL) in one transaction; ` +
         `nudging ${options.nudgeUrl}`,
     );
-    await client.nudge().catch((error: unknown) => {
-      if (!(error instanceof ServerUnreachableError)) throw error;
-      throw new Error(
-        `${error.message} (the ${reportIds.length} jobs are committed: a server will run them)`,
-      );
-    });
+    await nudgeCommitted(client, reportIds.length);
 
-    const reportIdSet = new Set(reportIds);
+    const deadline = Date.now() + options.timeoutMs;
+    const waitFor = (id: number): Promise<JobView> =>
+      client.waitFor(id, { timeoutMs: Math.max(1, deadline - Date.now()), signal: stopWaiting.signal });
     const reports: DelayReport[] = [];
     const archives: ArchiveResult[] = [];
+    const views: JobView[] = [];
     let expected = reportIds.length * 2;
     let done = 0;
     let failed = 0;
-    progress = new JobProgress(expected);
-    const watch = new JobWatch(client, options);
-    watch.add(reportIds);
-    const views = await watch.run(async ({ finished, unfinished }) => {
-      const archiveJobs: NewJob[] = [];
-      for (const view of finished) {
-        done++;
-        if (view.status !== 'SUCCEEDED') failed++;
-        if (!reportIdSet.has(view.id)) {
-          if (view.status === 'SUCCEEDED') archives.push(view.result as ArchiveResult);
-        } else if (view.status === 'SUCCEEDED') {
-          const report = view.result as DelayReport;
-          reports.push(report);
-          const name = `delays-${report.dataset}-${report.origin}`;
-          const outputDir = options.outputDir === undefined ? {} : { outputDir: options.outputDir };
-          archiveJobs.push({ kind: ARCHIVE_KIND, payload: { name, report, ...outputDir } });
-        } else {
-          expected--;
-          progress?.setTotal(expected);
-        }
-      }
-      if (archiveJobs.length > 0) {
-        watch.add(await outbox.insertJobs(archiveJobs));
-        await client.nudge();
-      }
-      const running = unfinished.filter((view) => view.status === 'RUNNING').length;
-      progress?.update({ done, running, failed });
+    let running = 0;
+    const bar = new JobProgress(expected);
+    progress = bar;
+    const show = (): void => bar.update({ done, running, failed });
+    const finish = (view: JobView): void => {
+      views.push(view);
+      done++;
+      if (view.status !== 'SUCCEEDED') failed++;
+      show();
+    };
+    stopCounting = watchRunningJobs(client, Math.max(options.pollIntervalMs, 100), (count) => {
+      running = count;
+      show();
     });
-    progress.stop();
+    // Each report, once it succeeded, is archived by a follow-up job enqueued the same way.
+    await Promise.all(
+      reportIds.map(async (id) => {
+        const view = await waitFor(id);
+        finish(view);
+        if (view.status !== 'SUCCEEDED') {
+          bar.setTotal(--expected);
+          return;
+        }
+        const report = view.result as unknown as DelayReport;
+        reports.push(report);
+        const name = `delays-${report.dataset}-${report.origin}`;
+        const outputDir = options.outputDir === undefined ? {} : { outputDir: options.outputDir };
+        const [archiveId] = await database.enqueueJobs([
+          { kind: ARCHIVE_KIND, payload: { name, report, ...outputDir } },
+        ]);
+        await nudgeCommitted(client, 1);
+        const archived = await waitFor(archiveId as number);
+        finish(archived);
+        if (archived.status === 'SUCCEEDED') archives.push(archived.result as unknown as ArchiveResult);
+      }),
+    );
+    stopCounting();
+    bar.stop();
     progress = undefined;
 
+    views.sort((a, b) => a.id - b.id);
     const notSucceeded = views.filter((view) => view.status !== 'SUCCEEDED');
     const first = notSucceeded[0];
     if (first) {
@@ -103,8 +120,10 @@ async function run(options: ProducerOptions & { dataset: DatasetName }): Promise
       console.log(line);
     return 0;
   } finally {
+    stopCounting();
+    stopWaiting.abort();
     progress?.stop();
-    await outbox.close();
+    await database.close();
   }
 }
 

@@ -1,30 +1,26 @@
 import { performance } from 'node:perf_hooks';
+import type { JobView, NudgeClient } from '@nudge/client';
 import type { ArchiveResult } from './archive-json.js';
 import { FLIGHTS_3M } from './dataset-files.js';
 import { ALL_ORIGINS, type DelayReport } from './delay-report.js';
 import type { ProgressCounts } from './job-progress.js';
 import { ARCHIVE_KIND, MERGE_KIND, PART_KIND } from './job-kinds.js';
-import type { JobView } from './job-view.js';
-import { JobWatch } from './job-watch.js';
-import { ServerUnreachableError, type NudgeClient } from './nudge-client.js';
-import type { NewJob, Outbox } from './outbox.js';
+import { nudgeCommitted } from './nudge-committed.js';
+import type { ProducerDatabase } from './producer-database.js';
+import { watchRunningJobs } from './running-jobs.js';
 
 /** Options of {@link runQueuedReport}. */
 export interface QueuedReportOptions {
-  /** Where the jobs are inserted (the producer's own transactions). */
-  readonly outbox: Outbox;
-  /** The server's API: nudges and job states. */
+  /** Where the jobs are enqueued (the producer's own transactions). */
+  readonly database: ProducerDatabase;
+  /** The server's API: nudges and job states (its poll interval paces the waits). */
   readonly client: NudgeClient;
   /** The server's base URL as the merge job should reach it (copied into its payload). */
   readonly nudgeUrl: string;
   /** Row groups of the file: one `flightDelayPart` job each. */
   readonly rowGroups: number;
-  /** Pause between polls of the job states, in ms. */
-  readonly pollIntervalMs: number;
   /** Longest wait for all jobs, in ms. */
   readonly timeoutMs: number;
-  /** Jobs polled per round, oldest first; see `JobWatchOptions.pollLimit`. @defaultValue all */
-  readonly pollLimit?: number;
   /** Routes listed per airport and for the report. @defaultValue 5 */
   readonly topRoutes?: number;
   /**
@@ -34,7 +30,10 @@ export interface QueuedReportOptions {
   readonly archive?: { readonly outputDir: string | undefined };
   /** Told what was enqueued, for the producer's log. */
   readonly log?: (line: string) => void;
-  /** Called after every polling round with the counts and the number of jobs now expected. */
+  /**
+   * Called whenever a job finishes or the count of running jobs changes (read every 100 ms),
+   * with the counts and the number of jobs now expected.
+   */
   readonly onProgress?: (counts: ProgressCounts, expectedJobs: number) => void;
 }
 
@@ -56,26 +55,19 @@ export interface QueuedReportRun {
   readonly mergedAtMs: number | undefined;
 }
 
-async function nudgeCommitted(client: NudgeClient, committed: number): Promise<void> {
-  await client.nudge().catch((error: unknown) => {
-    if (!(error instanceof ServerUnreachableError)) throw error;
-    throw new Error(`${error.message} (the ${committed} jobs are committed: a server will run them)`);
-  });
-}
-
 /**
- * Runs the flights-3m report through the queue: inserts one `flightDelayPart` job per row group in
- * one transaction and nudges the server; once every part has succeeded, inserts one
+ * Runs the flights-3m report through the queue: enqueues one `flightDelayPart` job per row group in
+ * one transaction and nudges the server; once every part has succeeded, enqueues one
  * `flightDelayMerge` job that names the parts by id; once that succeeds, optionally archives the
- * report. Nothing after a failed job is enqueued; the run still waits for every enqueued job.
+ * report. Nothing after a failed job is enqueued. The waits share the client's one poller.
  *
- * @throws ServerUnreachableError-based Error when the server cannot be reached after the insert
- * @throws Error when the jobs do not all finish within `timeoutMs`
+ * @throws Error when the server cannot be reached after the insert (the jobs are committed)
+ * @throws WaitTimeoutError when the jobs do not all finish within `timeoutMs`
  */
 export async function runQueuedReport(options: QueuedReportOptions): Promise<QueuedReportRun> {
-  const { outbox, client, archive } = options;
+  const { database, client, archive } = options;
   const enqueuedAtMs = performance.now();
-  const partIds = await outbox.insertJobs(
+  const partIds = await database.enqueueJobs(
     Array.from({ length: options.rowGroups }, (_, rowGroup) => ({
       kind: PART_KIND,
       payload: { dataset: FLIGHTS_3M, rowGroup },
@@ -87,62 +79,78 @@ export async function runQueuedReport(options: QueuedReportOptions): Promise<Que
   );
   await nudgeCommitted(client, partIds.length);
 
-  const parts = new Set(partIds);
   const followUps = 1 + (archive ? 1 : 0);
   let expected = partIds.length + followUps;
   let done = 0;
   let failed = 0;
-  let partsSucceeded = 0;
-  let partsFailed = 0;
-  let mergeId: number | undefined;
-  let archiveId: number | undefined;
-  let report: DelayReport | undefined;
-  let archived: ArchiveResult | undefined;
-  let mergedAtMs: number | undefined;
-
-  const watch = new JobWatch(client, options);
-  watch.add(partIds);
-  const enqueue = async (job: NewJob): Promise<number> => {
-    const [id] = await outbox.insertJobs([job]);
-    if (id === undefined) throw new Error(`inserting a ${job.kind} job returned no id`);
-    watch.add([id]);
-    await client.nudge();
+  let running = 0;
+  const views: JobView[] = [];
+  const report = () => options.onProgress?.({ done, running, failed }, expected);
+  const finish = (view: JobView): JobView => {
+    views.push(view);
+    done++;
+    if (view.status !== 'SUCCEEDED') failed++;
+    report();
+    return view;
+  };
+  const stopWaiting = new AbortController();
+  const deadline = Date.now() + options.timeoutMs;
+  const waitFor = async (id: number): Promise<JobView> =>
+    finish(
+      await client.waitFor(id, { timeoutMs: Math.max(1, deadline - Date.now()), signal: stopWaiting.signal }),
+    );
+  const enqueue = async (job: Parameters<ProducerDatabase['enqueueJobs']>[0][number]): Promise<number> => {
+    const [id] = await database.enqueueJobs([job]);
+    if (id === undefined) throw new Error(`enqueueing a ${job.kind} job returned no id`);
+    await nudgeCommitted(client, 1);
     return id;
   };
-  const views = await watch.run(async ({ finished, unfinished }) => {
-    for (const view of finished) {
-      done++;
-      const succeeded = view.status === 'SUCCEEDED';
-      if (!succeeded) failed++;
-      if (parts.has(view.id)) {
-        if (succeeded) partsSucceeded++;
-        else if (++partsFailed === 1) expected -= followUps;
-      } else if (view.id === mergeId) {
-        if (succeeded) {
-          report = view.result as DelayReport;
-          mergedAtMs = performance.now();
-        } else if (archive) expected--;
-      } else if (view.id === archiveId && succeeded) {
-        archived = view.result as ArchiveResult;
-      }
-    }
-    if (mergeId === undefined && partsSucceeded === partIds.length) {
+  const stopCounting = options.onProgress
+    ? watchRunningJobs(client, 100, (count) => {
+        running = count;
+        report();
+      })
+    : () => undefined;
+
+  let mergeId: number | undefined;
+  let merged: DelayReport | undefined;
+  let archived: ArchiveResult | undefined;
+  let mergedAtMs: number | undefined;
+  try {
+    const parts = await Promise.all(partIds.map(waitFor));
+    if (parts.some((view) => view.status !== 'SUCCEEDED')) {
+      expected -= followUps;
+      report();
+    } else {
       const payload = {
         dataset: FLIGHTS_3M,
         parts: partIds,
         nudgeUrl: options.nudgeUrl,
         origin: ALL_ORIGINS,
         topRoutes: options.topRoutes ?? 5,
-      };
+      } as const;
       mergeId = await enqueue({ kind: MERGE_KIND, payload });
+      const merge = await waitFor(mergeId);
+      if (merge.status === 'SUCCEEDED') {
+        merged = merge.result as unknown as DelayReport;
+        mergedAtMs = performance.now();
+        if (archive) {
+          const name = `delays-${merged.dataset}-${merged.origin}`;
+          const folder = archive.outputDir === undefined ? {} : { outputDir: archive.outputDir };
+          const archiveView = await waitFor(
+            await enqueue({ kind: ARCHIVE_KIND, payload: { name, report: merged, ...folder } }),
+          );
+          if (archiveView.status === 'SUCCEEDED') archived = archiveView.result as unknown as ArchiveResult;
+        }
+      } else if (archive) {
+        expected--;
+        report();
+      }
     }
-    if (archive && report && archiveId === undefined) {
-      const name = `delays-${report.dataset}-${report.origin}`;
-      const folder = archive.outputDir === undefined ? {} : { outputDir: archive.outputDir };
-      archiveId = await enqueue({ kind: ARCHIVE_KIND, payload: { name, report, ...folder } });
-    }
-    const running = unfinished.filter((view) => view.status === 'RUNNING').length;
-    options.onProgress?.({ done, running, failed }, expected);
-  });
-  return { partIds, mergeId, report, archive: archived, views, enqueuedAtMs, mergedAtMs };
+  } finally {
+    stopCounting();
+    stopWaiting.abort();
+  }
+  views.sort((a, b) => a.id - b.id);
+  return { partIds, mergeId, report: merged, archive: archived, views, enqueuedAtMs, mergedAtMs };
 }

@@ -1,5 +1,5 @@
 import { nearestRank } from './nearest-rank.js';
-import type { JobView } from './job-view.js';
+import type { JobView } from '@nudge/client';
 
 /** Throughput and latency of a set of finished jobs, from their database timestamps. */
 export interface RunStats {

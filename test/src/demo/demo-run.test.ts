@@ -226,7 +226,7 @@ describe('producer alone', () => {
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
-      `producer: cannot reach the nudge server at ${url}: ECONNREFUSED (the 26 jobs are committed: a server will run them)\n`,
+      `producer: cannot reach the nudge server at ${url}/nudge: ECONNREFUSED (the 26 jobs are committed: a server will run them)\n`,
     );
     assert.match(run.stdout, /Enqueued 26 flightDelayReport jobs/);
   });

@@ -1,0 +1,28 @@
+export type { JobInput, JobFor, EnqueueResult } from './job-input.js';
+export {
+  validateJob,
+  validateJobs,
+  MAX_NAME_LENGTH,
+  MAX_DELAY_MS,
+  PRIORITY_RANGE,
+  MAX_ATTEMPTS_RANGE,
+} from './validate-job.js';
+export type { SqlDialect } from './sql-dialect.js';
+export type { EnqueueExecutor } from './enqueue-executor.js';
+export { enqueue, enqueueMany, enqueueSync, enqueueManySync, type EnqueueOptions } from './enqueue.js';
+export { SQLITE_BUSY_RETRY_BUDGET_MS, isSqliteBusy } from './sqlite-busy-retry.js';
+export { nudge, DEFAULT_NUDGE_TIMEOUT_MS, type NudgeOptions, type NudgeOutcome } from './nudge.js';
+export { NudgeApiError, NudgeUnreachableError, type BatchProblem } from './nudge-api-error.js';
+export { isTerminalStatus, type JobView, type EnqueuedJobView, type AttemptErrorView } from './job-view.js';
+export { WaitTimeoutError, MAX_IDS_PER_READ, type WaitOptions } from './job-poller.js';
+export {
+  NudgeClient,
+  createClient,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  type NudgeClientOptions,
+  type HttpJobInput,
+  type HttpJobFor,
+  type ListJobsQuery,
+  type JobPage,
+} from './nudge-client.js';

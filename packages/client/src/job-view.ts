@@ -1,0 +1,71 @@
+import type { JobStatus, JsonValue } from '@nudge/core';
+
+/** One failed attempt as the API shows it in a job's `errors`. */
+export interface AttemptErrorView {
+  /** The attempt's number, from 1. */
+  readonly attempt: number;
+  /** When the failure was recorded (database clock), ISO-8601 UTC. */
+  readonly at: string;
+  readonly error: string;
+  /** The worker id of the instance that ran the attempt, `null` when unknown. */
+  readonly instance: string | null;
+}
+
+/**
+ * A job as the HTTP API shows it (`GET /jobs/:id`): times are ISO-8601 UTC strings with
+ * milliseconds from the database clock, `null` where a value is not set yet. The same shape as
+ * `@nudge/http`'s `JobView`, declared here so that the client does not depend on the server.
+ *
+ * @typeParam P - the payload type
+ */
+export interface JobView<P = JsonValue> {
+  readonly id: number;
+  readonly kind: string;
+  /** The named queue the job waits in (`'default'` unless chosen). */
+  readonly queue: string;
+  readonly status: JobStatus;
+  /** Attempts started so far. */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  /** Lower runs first. */
+  readonly priority: number;
+  /** Earliest time the job may start. */
+  readonly runAt: string;
+  readonly payload: P;
+  /** The handler's return value once `SUCCEEDED`, else `null`. */
+  readonly result: JsonValue | null;
+  /** The latest progress the handler reported, `null` before any. */
+  readonly progress: JsonValue | null;
+  /** Why the latest attempt failed. */
+  readonly lastError: string | null;
+  /** The latest failed attempts' errors, oldest first, at most 10. */
+  readonly errors: readonly AttemptErrorView[];
+  /** The producer's idempotency key, unique per kind while the job is kept. */
+  readonly idempotencyKey: string | null;
+  /** When the job was enqueued. */
+  readonly createdAt: string;
+  /** Start of the latest attempt. */
+  readonly startedAt: string | null;
+  /** When the job reached `SUCCEEDED`, `FAILED` or `CANCELLED`. */
+  readonly finishedAt: string | null;
+}
+
+/** A job view from `POST /jobs` or `POST /jobs/batch`, with whether that request created it. */
+export type EnqueuedJobView<P = JsonValue> = JobView<P> & {
+  /** `false` when the job existed under its idempotency key and nothing was written. */
+  readonly created: boolean;
+};
+
+/** Statuses a job never leaves: `SUCCEEDED`, `FAILED`, `CANCELLED`. */
+export function isTerminalStatus(status: JobStatus): boolean {
+  switch (status) {
+    case 'SUCCEEDED':
+    case 'FAILED':
+    case 'CANCELLED':
+      return true;
+    case 'SCHEDULED':
+    case 'PENDING':
+    case 'RUNNING':
+      return false;
+  }
+}
