@@ -1,15 +1,14 @@
-import { findUnstorableJson, NudgeError, unstorableText } from '@nudge/core';
+import { findUnstorableJson, isQueueName, MAX_DELAY_MS, NudgeError, unstorableText } from '@nudge/core';
 import type { JobInput } from './job-input.js';
 
-/** Longest kind, queue name or idempotency key accepted, in characters (as `POST /jobs`). */
+/** Longest kind or idempotency key accepted, in characters (as `POST /jobs`). */
 export const MAX_NAME_LENGTH = 200;
 /** Range of `priority` (as `POST /jobs`). */
 export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
 /** Range of `maxAttempts` (as `POST /jobs`). */
 export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
 
-/** Longest `delayMs` accepted: 100 years, in ms. */
-export const MAX_DELAY_MS = 100 * 365 * 24 * 60 * 60 * 1000;
+export { MAX_DELAY_MS };
 
 const EARLIEST_MS = Date.UTC(1970, 0, 1);
 const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -64,10 +63,10 @@ function checkInteger(
 }
 
 /**
- * Checks one job as `POST /jobs` would, before anything is written: `kind`, `queue` and
- * `idempotencyKey` strings of 1 to 200 storable characters, integer `priority` (-1000 to 1000) and
- * `maxAttempts` (1 to 1000), `runAt` a valid `Date` from 1970 to 9999, `delayMs` a number of ms
- * from 0 to 100 years (not both), a payload both dialects store alike, and no unknown field.
+ * Checks one job as `POST /jobs` would, before anything is written: `kind` and `idempotencyKey`
+ * strings of 1 to 200 storable characters, `queue` a queue name (`isQueueName`), integer `priority` (-1000 to 1000) and
+ * `maxAttempts` (1 to 1000), `runAt` a valid `Date` from 1970 to 9999, `delayMs` a whole number of ms
+ * from 0 to 365 days (not both), a payload both dialects store alike, and no unknown field.
  *
  * @param where - how the message names the job, e.g. `jobs/3/` in a batch; `''` for a single job
  * @throws NudgeError `INVALID_REQUEST` naming the field; `PAYLOAD_TOO_DEEP` or
@@ -89,7 +88,9 @@ export function validateJob(job: JobInput<string, unknown>, where = ''): void {
     }
   }
   checkName(where, 'kind', job.kind);
-  if (job.queue !== undefined) checkName(where, 'queue', job.queue);
+  if (job.queue !== undefined && (typeof job.queue !== 'string' || !isQueueName(job.queue))) {
+    invalid(where, 'queue', "a queue name: 1 to 100 letters, digits, '_', '.' or '-'", job.queue);
+  }
   if (job.idempotencyKey !== undefined) checkName(where, 'idempotencyKey', job.idempotencyKey);
   if (job.priority !== undefined) checkInteger(where, 'priority', job.priority, PRIORITY_RANGE);
   if (job.maxAttempts !== undefined) checkInteger(where, 'maxAttempts', job.maxAttempts, MAX_ATTEMPTS_RANGE);
@@ -102,8 +103,8 @@ export function validateJob(job: JobInput<string, unknown>, where = ''): void {
     }
   }
   if (job.delayMs !== undefined) {
-    if (typeof job.delayMs !== 'number' || !(job.delayMs >= 0 && job.delayMs <= MAX_DELAY_MS)) {
-      invalid(where, 'delayMs', `a number of ms from 0 to ${MAX_DELAY_MS} (100 years)`, job.delayMs);
+    if (!Number.isInteger(job.delayMs) || !(job.delayMs >= 0 && job.delayMs <= MAX_DELAY_MS)) {
+      invalid(where, 'delayMs', `a whole number of ms from 0 to ${MAX_DELAY_MS} (365 days)`, job.delayMs);
     }
   }
   if (job.payload === undefined) return;

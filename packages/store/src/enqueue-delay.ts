@@ -1,8 +1,7 @@
-import { NudgeError } from '@nudge/core';
+import { MAX_DELAY_MS, NudgeError } from '@nudge/core';
 import type { EnqueueInput } from './store.js';
 
-/** Longest `delayMs` an enqueue accepts: 365 days, in ms (31,536,000,000). */
-export const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
+export { MAX_DELAY_MS };
 
 /**
  * Checks the start time of a new job: `delayMs` a whole number from 0 to {@link MAX_DELAY_MS},

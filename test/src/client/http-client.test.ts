@@ -1,7 +1,7 @@
 // The HTTP client of @nudge/client against a real nudge server process (SQLite, the fixture
 // handlers), and nudge() against it and against a closed port.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -99,6 +99,40 @@ describe('HTTP client against a nudge server', () => {
     assert.ok(
       recorded.calls.every((call) => !call.url.includes('//jobs')),
       'the trailing slash is dropped',
+    );
+  });
+
+  test('cancel and retry answer the job view, or a NudgeApiError JOB_STATE_CONFLICT with the status', async () => {
+    const client = createClient<Payloads>({ baseUrl: server.url });
+    const held = await client.enqueue({ kind: 'hold', payload: { releaseFile: scratch.releaseFile } });
+    const cancelled = await client.cancel(held.id);
+    assert.equal(cancelled.status, 'CANCELLED');
+    await assert.rejects(client.cancel(held.id), (error: unknown) => {
+      assert.ok(error instanceof NudgeApiError);
+      assert.equal(error.status, 409);
+      assert.equal(error.code, 'JOB_STATE_CONFLICT');
+      assert.match(error.message, /cannot be cancelled: it is CANCELLED/);
+      return true;
+    });
+    const done = await client.enqueue({ kind: 'noop', payload: {} });
+    assert.equal((await client.waitFor(done.id, { timeoutMs: 15_000, intervalMs: 20 })).status, 'SUCCEEDED');
+    await assert.rejects(client.retry(done.id), { status: 409, code: 'JOB_STATE_CONFLICT' });
+    scratch.release();
+    const retried = await client.retry(held.id);
+    assert.equal(retried.status, 'PENDING');
+    assert.equal(retried.attempts, 0);
+    assert.equal((await client.waitFor(held.id, { timeoutMs: 15_000, intervalMs: 20 })).status, 'SUCCEEDED');
+    await assert.rejects(client.cancel(999_999), { status: 404, code: 'JOB_NOT_FOUND' });
+  });
+
+  test('list filters by queue', async () => {
+    const client = createClient<Payloads>({ baseUrl: server.url });
+    const job = await client.enqueue({ kind: 'noop', payload: {}, queue: 'listed' });
+    assert.equal(job.queue, 'listed');
+    const { jobs } = await client.list({ queue: 'listed' });
+    assert.deepEqual(
+      jobs.map((j) => j.id),
+      [job.id],
     );
   });
 
@@ -242,77 +276,5 @@ describe('HTTP client against a nudge server', () => {
       );
       return true;
     });
-  });
-});
-
-// POST /jobs/:id/cancel and /retry are being added to the server by another change; until they
-// are, the client is tested against this stand-in that implements their contract: 200 with the
-// job view, or 409 {code: 'JOB_STATE_CONFLICT', message, status}. It is a contract stand-in, not
-// the nudge server.
-describe('cancel and retry against a stand-in of the routes contract', () => {
-  let standIn: Server;
-  let baseUrl: string;
-  const view = (id: number, status: JobView['status']): JobView => ({
-    id,
-    kind: 'noop',
-    queue: 'default',
-    status,
-    attempts: 0,
-    maxAttempts: 5,
-    priority: 0,
-    runAt: '2030-01-01T00:00:00.000Z',
-    payload: {},
-    result: null,
-    progress: null,
-    lastError: null,
-    errors: [],
-    idempotencyKey: null,
-    createdAt: '2030-01-01T00:00:00.000Z',
-    startedAt: null,
-    finishedAt: null,
-  });
-  before(async () => {
-    const statuses = new Map<number, JobView['status']>([
-      [1, 'PENDING'],
-      [2, 'SUCCEEDED'],
-      [3, 'FAILED'],
-    ]);
-    standIn = createServer((request, response) => {
-      const match = /^\/jobs\/(\d+)\/(cancel|retry)$/.exec(request.url ?? '');
-      const id = Number(match?.[1]);
-      const status = statuses.get(id);
-      const send = (code: number, body: unknown) => {
-        response.writeHead(code, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(body));
-      };
-      if (request.method !== 'POST' || !match || !status)
-        return send(404, { code: 'JOB_NOT_FOUND', message: `no job has id ${id}`, statusCode: 404 });
-      const allowed = match[2] === 'cancel' ? ['PENDING', 'SCHEDULED', 'RUNNING'] : ['FAILED', 'CANCELLED'];
-      if (!allowed.includes(status)) {
-        return send(409, { code: 'JOB_STATE_CONFLICT', message: `job ${id} is ${status}`, status });
-      }
-      const next = match[2] === 'cancel' ? 'CANCELLED' : 'PENDING';
-      statuses.set(id, next);
-      return send(200, view(id, next));
-    });
-    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(standIn.address() as { port: number }).port}`;
-  });
-  after(() => new Promise<void>((resolve) => standIn.close(() => resolve())));
-
-  test('cancel and retry answer the job view, or a NudgeApiError JOB_STATE_CONFLICT', async () => {
-    const client = createClient({ baseUrl });
-    assert.equal((await client.cancel(1)).status, 'CANCELLED');
-    assert.equal((await client.retry(1)).status, 'PENDING');
-    assert.equal((await client.retry(3)).status, 'PENDING');
-    await assert.rejects(client.cancel(2), (error: unknown) => {
-      assert.ok(error instanceof NudgeApiError);
-      assert.equal(error.status, 409);
-      assert.equal(error.code, 'JOB_STATE_CONFLICT');
-      assert.equal(error.message, 'job 2 is SUCCEEDED');
-      return true;
-    });
-    await assert.rejects(client.retry(2), { status: 409, code: 'JOB_STATE_CONFLICT' });
-    await assert.rejects(client.cancel(9), { status: 404, code: 'JOB_NOT_FOUND' });
   });
 });
