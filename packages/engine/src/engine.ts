@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { EXECUTION_CLASSES, retryDelayMs, type BackoffOptions, type ExecutionClass } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
-import { servesOpen } from './queue-serving.js';
+import { selfClaimEnqueue } from './self-claim-enqueue.js';
 import { Claimer } from './claimer.js';
 import type { EngineEvents } from './engine-events.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
@@ -268,46 +268,21 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    *   written
    */
   async enqueue(given: EnqueueInput): Promise<EnqueuedJob> {
-    const { store } = this.options;
     const input = this.prepareEnqueue(given);
-    const execution = this.#kinds.get(input.kind);
-    // A job of a capped queue goes through a claim, which counts it against the cap; a delayed
-    // job waits as SCHEDULED.
-    const held =
-      this.#started &&
-      !this.#stopping &&
-      execution !== undefined &&
-      !((input.delayMs ?? 0) > 0) &&
-      servesOpen(this.options.queueServing, input.queue)
-        ? this.#executor.reserve(execution, 1)
-        : 0;
-    if (execution === undefined || held === 0) {
-      const job = await store.enqueue(input);
-      this.requestClaim();
-      return job;
-    }
-    let job: EnqueuedJob;
-    try {
-      job = await store.enqueueAndClaim(input, {
+    return selfClaimEnqueue(
+      {
+        store: this.options.store,
+        executor: this.#executor,
         workerId: this.options.workerId,
         leaseMs: this.options.leaseMs,
-        kinds: this.#kindsByClass.get(execution) ?? [],
-      });
-    } catch (error) {
-      this.#executor.unreserve(execution, 1);
-      throw error;
-    }
-    // A job whose idempotency key existed was not written by this call: never start it here.
-    if (!job.created || job.status !== 'RUNNING') {
-      this.#executor.unreserve(execution, 1);
-      this.requestClaim();
-      return job;
-    }
-    const { id, version, kind, queue, attempts } = job;
-    this.#executor.start([
-      { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts },
-    ]);
-    return job;
+        serving: this.options.queueServing,
+        kinds: this.#kinds,
+        kindsByClass: this.#kindsByClass,
+        running: this.#started && !this.#stopping,
+        requestClaim: () => this.requestClaim(),
+      },
+      input,
+    );
   }
 
   /**

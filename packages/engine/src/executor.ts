@@ -3,6 +3,7 @@ import type { ClaimedJob, JobLease } from '@nudge/store';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
 import { leaseOf, type AbortReason, type Attempt } from './attempt.js';
 import { DeadlineWheel } from './deadline-wheel.js';
+import { QueueSlots } from './queue-slots.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
@@ -48,8 +49,7 @@ export class Executor {
   readonly #held = new Map<number, JobLease>();
   readonly #reserved = new Map<ExecutionClass, number>();
   /** Attempts running per queue, and queue slots held for claims in flight (capped queues). */
-  readonly #queueRunning = new Map<string, number>();
-  readonly #queueReserved = new Map<string, number>();
+  readonly #queues = new QueueSlots();
   readonly #deadlines: DeadlineWheel;
   readonly #graceTimers = new Set<NodeJS.Timeout>();
   #stopping = false;
@@ -103,22 +103,12 @@ export class Executor {
    * @returns how many were held
    */
   reserveQueue(queue: string, cap: number, count: number): number {
-    const used = (this.#queueRunning.get(queue) ?? 0) + (this.#queueReserved.get(queue) ?? 0);
-    const held = this.#stopping ? 0 : Math.max(0, Math.min(count, cap - used));
-    if (held > 0) this.#queueReserved.set(queue, (this.#queueReserved.get(queue) ?? 0) + held);
-    return held;
+    return this.#queues.hold(queue, cap, count, this.#stopping);
   }
 
   /** Ends a hold of {@link reserveQueue} (after the claimed jobs were started). */
   unreserveQueue(queue: string, count: number): void {
-    const left = (this.#queueReserved.get(queue) ?? 0) - count;
-    if (left > 0) this.#queueReserved.set(queue, left);
-    else this.#queueReserved.delete(queue);
-  }
-
-  /** Attempts of `queue` running on this instance. */
-  runningIn(queue: string): number {
-    return this.#queueRunning.get(queue) ?? 0;
+    this.#queues.release(queue, count);
   }
 
   /** Gives back `count` held slots unused. */
@@ -164,7 +154,7 @@ export class Executor {
         continue;
       }
       this.#attempts.set(job.id, { job, execution });
-      this.#queueRunning.set(job.queue, (this.#queueRunning.get(job.queue) ?? 0) + 1);
+      this.#queues.started(job.queue);
       this.#deadlines.add(job.id, now + this.#parts.outcomes.timeoutMs(job.kind));
       const list = byClass.get(execution);
       if (list) list.push(job);
@@ -308,9 +298,7 @@ export class Executor {
     if (!attempt || attempt.job.version !== version) return undefined;
     this.#attempts.delete(id);
     this.#deadlines.remove(id);
-    const left = (this.#queueRunning.get(attempt.job.queue) ?? 0) - 1;
-    if (left > 0) this.#queueRunning.set(attempt.job.queue, left);
-    else this.#queueRunning.delete(attempt.job.queue);
+    this.#queues.ended(attempt.job.queue);
     return attempt;
   }
 

@@ -1,4 +1,31 @@
-import type { Job, JsonValue, JobStatus } from '@nudge/core';
+import type { Job, JobStatus } from '@nudge/core';
+import type {
+  EnqueueInput,
+  EnqueuedJob,
+  ListJobsQuery,
+  JobCommandResult,
+  QueueState,
+  NewJobsHandlers,
+  NewJobsListener,
+  JobLease,
+  ClaimInput,
+  ClaimedJob,
+  SelfClaimInput,
+  CompleteInput,
+  ProgressInput,
+  FailInput,
+  FailOutcome,
+  SweepInput,
+  SweepResult,
+  PromoteInput,
+  PromoteResult,
+  InstanceInput,
+  UnhandledKindsInput,
+  UnhandledKindsResult,
+  SchemaState,
+} from './store-types.js';
+
+export type * from './store-types.js';
 
 /** Which database a store talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -11,290 +38,6 @@ export interface StoreCapabilities {
   readonly supportsListen: boolean;
   /** Several processes on several hosts may share the database. */
   readonly supportsManyHosts: boolean;
-}
-
-/** A new job. Omitted fields take the database defaults. */
-export interface EnqueueInput {
-  /** Handler name; a non-empty string. */
-  readonly kind: string;
-  /** Handler input. @defaultValue `{}` */
-  readonly payload?: JsonValue;
-  /** The named queue it waits in; a non-empty string. @defaultValue `'default'` */
-  readonly queue?: string;
-  /** Lower runs first. @defaultValue 0 */
-  readonly priority?: number;
-  /**
-   * Earliest start. A time after the database's now stores the job as `SCHEDULED`; the scheduler
-   * makes it `PENDING` once due. Exclusive with `delayMs`. @defaultValue the database's `now()`
-   * at insert
-   */
-  readonly runAt?: Date;
-  /**
-   * Earliest start as a delay from the database's clock at insert, in ms, from 0 to
-   * `MAX_DELAY_MS` (365 days): `run_at` is computed inside the insert (`now() + delay`), so the
-   * producer's clock plays no part. Above 0 the job is stored `SCHEDULED` and never claimed by
-   * {@link Store.enqueueAndClaim}. Exclusive with `runAt`. @defaultValue 0
-   */
-  readonly delayMs?: number;
-  /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
-  readonly maxAttempts?: number;
-  /**
-   * Makes the enqueue idempotent: while a job of the same kind with this key is kept, enqueueing
-   * it again writes nothing and returns that job (`created: false`), also under concurrent
-   * producers. @defaultValue none
-   */
-  readonly idempotencyKey?: string;
-}
-
-/** A job as an enqueue left it, and whether this call wrote it (`false`: its key existed). */
-export type EnqueuedJob = Job & { readonly created: boolean };
-
-/** What {@link Store.listJobs} selects. */
-export interface ListJobsQuery {
-  /** Only these ids (the other filters are ignored). */
-  readonly ids?: readonly number[];
-  readonly status?: JobStatus;
-  readonly kind?: string;
-  readonly queue?: string;
-  /** Only ids below this one: the last id of the previous page. */
-  readonly beforeId?: number;
-  /** Most jobs returned. */
-  readonly limit: number;
-}
-
-/**
- * What a cancel or a retry did: `changed` (the job moved; `previous` is the status it left),
- * `conflict` (its status does not allow the move; `job` is as it is), or `not-found`.
- */
-export type JobCommandResult =
-  | { readonly outcome: 'changed'; readonly job: Job; readonly previous: JobStatus }
-  | { readonly outcome: 'conflict'; readonly job: Job }
-  | { readonly outcome: 'not-found' };
-
-/** A named queue as operators see it: paused or not, and its unfinished jobs by status. */
-export interface QueueState {
-  readonly name: string;
-  readonly paused: boolean;
-  /** When it was last paused or resumed; `null` if never. */
-  readonly updatedAt: Date | null;
-  readonly scheduled: number;
-  readonly pending: number;
-  readonly running: number;
-}
-
-/** What {@link Store.listenForNewJobs} calls. */
-export interface NewJobsHandlers {
-  /** Runnable jobs were inserted, or the listener (re)connected and some may have been. */
-  readonly onWake: () => void;
-  /** The listener is listening: at the start, and again after each reconnection. */
-  readonly onReady?: (reconnected: boolean) => void;
-}
-
-/** A running {@link Store.listenForNewJobs} listener. */
-export interface NewJobsListener {
-  /** Stops listening and closes the connection; no wake follows. */
-  close(): Promise<void>;
-}
-
-/** Identifies one attempt: the row plus the fencing token the claim returned. */
-export interface JobLease {
-  readonly id: number;
-  readonly version: number;
-}
-
-/** Kinds that share one claim limit, such as the kinds of one execution class. */
-export interface ClaimGroup {
-  /** Kinds the claimer can run; a job of another kind is never claimed. Empty claims nothing. */
-  readonly kinds: readonly string[];
-  /** Most rows to claim for this group; 0 claims nothing (and reads nothing). */
-  readonly limit: number;
-  /**
-   * Queues to claim from (besides those of `ClaimInput.queueLimits`). @defaultValue every queue
-   */
-  readonly queues?: readonly string[];
-}
-
-/** Input of {@link Store.claim}. */
-export interface ClaimInput {
-  /** Written to `claimed_by`; unique per engine instance. */
-  readonly workerId: string;
-  /** Lease length from the database's now, in ms. */
-  readonly leaseMs: number;
-  /** One limit per group of kinds; all groups are claimed in one round trip. */
-  readonly groups: readonly ClaimGroup[];
-  /**
-   * Capped queues, each with the most of its rows this claim may take over all groups (what is
-   * left of its cap on the claiming instance; 0 takes none). Every group may claim from them, and
-   * no group claims from them otherwise. @defaultValue none
-   */
-  readonly queueLimits?: Readonly<Record<string, number>>;
-  /** Overrides the database clock; tests only. */
-  readonly now?: Date;
-}
-
-/**
- * A job as a claim returns it: what the engine needs to run the attempt and fence its writes,
- * nothing more, so that a large claim stays cheap to read. The payload stays JSON text: the
- * worker thread parses it, not the claiming thread.
- */
-export interface ClaimedJob extends JobLease {
-  readonly kind: string;
-  readonly queue: string;
-  /** The payload as JSON text. */
-  readonly payloadJson: string;
-  /** This attempt's number, from 1 (the row's `attempts` after the claim). */
-  readonly attempt: number;
-}
-
-/** Input of {@link Store.enqueueAndClaim}: who would own the row. */
-export interface SelfClaimInput {
-  /** Written to `claimed_by`. */
-  readonly workerId: string;
-  /** Lease length from the database's now, in ms. */
-  readonly leaseMs: number;
-  /**
-   * Kinds that compete with the new job for the same slots: when a due `PENDING` job of one of
-   * them comes at or before the new job in claim order, the new job is not claimed.
-   */
-  readonly kinds: readonly string[];
-}
-
-/**
- * A job a successful attempt enqueues (`ctx.enqueue`), inserted with the completion and only if
- * the completion is recorded. Omitted fields take the database defaults, as in {@link EnqueueInput}.
- */
-export interface FollowUpInput {
-  /** Handler name; a non-empty string. */
-  readonly kind: string;
-  /** The payload as JSON text (not parsed again). @defaultValue `'{}'` */
-  readonly payloadJson?: string;
-  /** @defaultValue `'default'` */
-  readonly queue?: string;
-  /** Lower runs first. @defaultValue 0 */
-  readonly priority?: number;
-  /**
-   * Earliest start. With neither `runAt` nor `delayMs` the job is due at once. A time after the
-   * database's now stores the job as `SCHEDULED`.
-   */
-  readonly runAt?: Date;
-  /** Earliest start as ms after the database's now at completion; ignored with `runAt`. */
-  readonly delayMs?: number;
-  /** @defaultValue 5 */
-  readonly maxAttempts?: number;
-  /** As in {@link EnqueueInput}: an existing job of the same kind and key makes this one a no-op. */
-  readonly idempotencyKey?: string;
-}
-
-/** A successful attempt to record. */
-export interface CompleteInput extends JobLease {
-  /** The job's `result` as JSON text, or `null` for SQL `NULL`. */
-  readonly resultJson: string | null;
-  /** The attempt's last progress as JSON text, written with the result; omitted keeps `progress`. */
-  readonly progressJson?: string;
-  /**
-   * Jobs to insert in the same transaction as the completion, only when it is recorded (the lease
-   * still held): a fenced-out completion enqueues nothing.
-   */
-  readonly followUps?: readonly FollowUpInput[];
-}
-
-/** A progress value to record for a running attempt. */
-export interface ProgressInput extends JobLease {
-  /** The progress as JSON text (see `ctx.progress`). */
-  readonly progressJson: string;
-}
-
-/** A failed attempt to record. */
-export interface FailInput extends JobLease {
-  /** Stored as `last_error`. */
-  readonly error: string;
-  /**
-   * Delay before the retry, from the database's now, in ms; ignored when no attempt is left. A
-   * delay above 0 leaves the job `SCHEDULED`, 0 makes it `PENDING` at once.
-   */
-  readonly retryDelayMs: number;
-  /** Fail the job now, whatever attempts remain (unknown kind, bad payload). */
-  readonly permanent?: boolean;
-  /** The attempt's last progress as JSON text, written with the failure; omitted keeps `progress`. */
-  readonly progressJson?: string;
-}
-
-/** A recorded failure and the status it left the job in (a retry, or `FAILED`). */
-export interface FailOutcome extends JobLease {
-  readonly status: Extract<JobStatus, 'SCHEDULED' | 'PENDING' | 'FAILED'>;
-}
-
-/** Input of {@link Store.sweepExpired}. */
-export interface SweepInput {
-  /** Retry delay in ms for a job whose lease expired after `attempts` attempts. */
-  readonly retryDelayMs: (job: { kind: string; attempts: number }) => number;
-  /** Most rows handled in one call. @defaultValue 1000 */
-  readonly limit?: number;
-  /** Overrides the database clock; tests only. */
-  readonly now?: Date;
-}
-
-/** What one sweep did. */
-export interface SweepResult {
-  /** Rows put back to wait for a retry (`SCHEDULED` after a backoff, or `PENDING`). */
-  readonly requeued: number;
-  /** Rows moved to `FAILED` because their attempts were used up. */
-  readonly failed: number;
-}
-
-/** Input of {@link Store.promoteScheduled}. */
-export interface PromoteInput {
-  /** Most rows promoted in one call. @defaultValue 1000 */
-  readonly limit?: number;
-  /** Overrides the database clock; tests only. */
-  readonly now?: Date;
-}
-
-/** What one promotion did. */
-export interface PromoteResult {
-  /** `SCHEDULED` rows made `PENDING` because their `run_at` has passed. */
-  readonly promoted: number;
-  /**
-   * Time until the next `SCHEDULED` row comes due, in ms from the database's now (0 or more), or
-   * `null` when none is scheduled.
-   */
-  readonly nextDueInMs: number | null;
-}
-
-/** A running service instance, as {@link Store.registerInstance} records it. */
-export interface InstanceInput {
-  /** Unique per engine; the same string as `claimed_by`. */
-  readonly id: string;
-  readonly host: string;
-  readonly pid: number;
-  /** Kinds this instance has handlers for. */
-  readonly kinds: readonly string[];
-}
-
-/** Input of {@link Store.failUnhandledKinds}. */
-export interface UnhandledKindsInput {
-  /** How long a job may be due while no live instance handles its kind, in ms. */
-  readonly graceMs: number;
-  /** An instance is live when it was seen within this many ms. */
-  readonly instanceTtlMs: number;
-  /** Most rows failed in one call. @defaultValue 1000 */
-  readonly limit?: number;
-  /** Overrides the database clock; tests only. */
-  readonly now?: Date;
-}
-
-/** What {@link Store.failUnhandledKinds} did. */
-export interface UnhandledKindsResult {
-  /** Jobs moved to `FAILED`. */
-  readonly failed: number;
-  /** Their kinds, sorted, without repeats. */
-  readonly kinds: string[];
-}
-
-/** Schema version applied to the database against the newest this code knows. */
-export interface SchemaState {
-  readonly applied: number;
-  readonly latest: number;
 }
 
 /**

@@ -125,6 +125,20 @@ function isNumberText(value: unknown): value is { text: string } {
   );
 }
 
+/**
+ * Whether `value` holds a key the server refuses for safety (`400 INVALID_JSON`): `__proto__`, or
+ * `constructor` holding an object with a `prototype` key. fast-check generates such keys.
+ */
+function poisonsPrototype(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(poisonsPrototype);
+  const record = value as Record<string, unknown>;
+  if (Object.hasOwn(record, '__proto__')) return true;
+  const ctor = Object.hasOwn(record, 'constructor') ? record.constructor : undefined;
+  if (typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) return true;
+  return Object.values(record).some(poisonsPrototype);
+}
+
 /** Strings made of the characters that dialects disagree on, and ordinary ones. */
 const hostileChar = fc.oneof(
   fc.constantFrom('\u0000', '\ud800', '\udfff', '😀', '"', '\\', '~', '/'),
@@ -194,7 +208,10 @@ for (const dialect of DIALECTS) {
           const answer = await post(server.url, `{"kind":"noop","payload":${text}}`);
           assert.ok(answer.status < 500, `${answer.status}: ${JSON.stringify(answer.body)}`);
           const problem = findUnstorableJson(sent);
-          if (problem) {
+          if (poisonsPrototype(sent)) {
+            assert.equal(answer.body.code, 'INVALID_JSON', 'a prototype key is refused');
+            assert.equal(await rows(), before, 'a refused request wrote nothing');
+          } else if (problem) {
             assert.equal(answer.status, 400, `refused: ${problem.reason}`);
             assert.equal(await rows(), before, 'a refused request wrote nothing');
           } else {
@@ -233,7 +250,10 @@ for (const dialect of DIALECTS) {
             assert.ok(answer.status < 500, `${answer.status}: ${JSON.stringify(answer.body)}`);
             const sent = payloads.map((p) => JSON.parse(JSON.stringify(p)) as unknown);
             const bad = sent.flatMap((p, index) => (findUnstorableJson(p) ? [index] : []));
-            if (bad.length > 0) {
+            if (sent.some(poisonsPrototype)) {
+              assert.equal(answer.body.code, 'INVALID_JSON', 'a prototype key refuses the whole body');
+              assert.equal(await rows(), before, 'a refused batch wrote nothing');
+            } else if (bad.length > 0) {
               assert.equal(answer.status, 400);
               assert.deepEqual(
                 answer.body.errors?.map((e) => e.index),

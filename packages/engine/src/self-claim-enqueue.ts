@@ -1,0 +1,67 @@
+import type { ExecutionClass } from '@nudge/core';
+import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
+import type { Executor } from './executor.js';
+import { servesOpen, type QueueServing } from './queue-serving.js';
+
+/** What {@link selfClaimEnqueue} works with: the engine's parts. */
+export interface SelfClaimParts {
+  readonly store: Store;
+  readonly executor: Executor;
+  readonly workerId: string;
+  readonly leaseMs: number;
+  readonly serving: QueueServing;
+  /** The class of each kind the handler module exports. */
+  readonly kinds: ReadonlyMap<string, ExecutionClass>;
+  /** The kinds of each class: a due job of one of them may have to run first. */
+  readonly kindsByClass: ReadonlyMap<ExecutionClass, readonly string[]>;
+  /** Whether the engine runs jobs now (started, not stopping). */
+  readonly running: boolean;
+  readonly requestClaim: () => void;
+}
+
+/**
+ * Enqueues a prepared job through an instance. When a slot of the kind's class is free, the job
+ * is due now and its queue is served without a cap, the row is inserted already claimed by this
+ * instance (unless a due job should run first, or its queue is paused; the store decides in the
+ * same statement) and started right after the commit, without a claim round trip. Otherwise it
+ * is inserted as usual and a claim is requested. A job whose idempotency key existed is never
+ * started here: this call did not write it.
+ * @returns the job as stored (`RUNNING` when this instance took it)
+ */
+export async function selfClaimEnqueue(parts: SelfClaimParts, input: EnqueueInput): Promise<EnqueuedJob> {
+  const { store, executor } = parts;
+  const execution = parts.kinds.get(input.kind);
+  // A job of a capped queue goes through a claim, which counts it against the cap; a delayed job
+  // waits as SCHEDULED.
+  const held =
+    parts.running &&
+    execution !== undefined &&
+    !((input.delayMs ?? 0) > 0) &&
+    servesOpen(parts.serving, input.queue)
+      ? executor.reserve(execution, 1)
+      : 0;
+  if (execution === undefined || held === 0) {
+    const job = await store.enqueue(input);
+    parts.requestClaim();
+    return job;
+  }
+  let job: EnqueuedJob;
+  try {
+    job = await store.enqueueAndClaim(input, {
+      workerId: parts.workerId,
+      leaseMs: parts.leaseMs,
+      kinds: parts.kindsByClass.get(execution) ?? [],
+    });
+  } catch (error) {
+    executor.unreserve(execution, 1);
+    throw error;
+  }
+  if (!job.created || job.status !== 'RUNNING') {
+    executor.unreserve(execution, 1);
+    parts.requestClaim();
+    return job;
+  }
+  const { id, version, kind, queue, attempts } = job;
+  executor.start([{ id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts }]);
+  return job;
+}
