@@ -67,7 +67,7 @@ class NudgeInstances implements RunningNudge {
   }
 
   async enqueueBatch(kind: BenchKind, payloads: readonly BenchPayload[]): Promise<void> {
-    this.#track(await this.#db.insertJobs(kind, payloads), payloads.length);
+    this.#track(await this.#db.enqueueJobs(kind, payloads), payloads.length);
   }
 
   async wake(): Promise<void> {

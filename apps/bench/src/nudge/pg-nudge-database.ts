@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { BenchPayload } from '../bench-job.js';
-import type { IdRange, NudgeDatabase } from './nudge-database.js';
+import { enqueueMany } from '@nudge/client';
+import { idRangeOf, type IdRange, type NudgeDatabase } from './nudge-database.js';
 
 const INSERT = `
 WITH inserted AS (
@@ -29,6 +30,15 @@ export class PgNudgeDatabase implements NudgeDatabase {
     const row = rows[0];
     if (!row) throw new Error('the INSERT returned no row');
     return { first: row.first, last: row.last };
+  }
+
+  async enqueueJobs(kind: string, payloads: readonly BenchPayload[]): Promise<IdRange> {
+    return idRangeOf(
+      await enqueueMany<Record<string, BenchPayload>>(
+        this.#pool,
+        payloads.map((payload) => ({ kind, payload })),
+      ),
+    );
   }
 
   async countSucceeded(range: IdRange): Promise<number> {

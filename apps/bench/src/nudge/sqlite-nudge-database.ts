@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { BenchPayload } from '../bench-job.js';
-import type { IdRange, NudgeDatabase } from './nudge-database.js';
+import { enqueueMany } from '@nudge/client';
+import { idRangeOf, type IdRange, type NudgeDatabase } from './nudge-database.js';
 
 /** How long the bench's writes wait for the server's write lock, in ms. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -28,6 +29,15 @@ export class SqliteNudgeDatabase implements NudgeDatabase {
     if (ids.length === 0) throw new Error('the INSERT returned no row');
     // SQLite hands out ascending rowids within one statement.
     return { first: ids[0] ?? 0, last: ids[ids.length - 1] ?? 0 };
+  }
+
+  async enqueueJobs(kind: string, payloads: readonly BenchPayload[]): Promise<IdRange> {
+    return idRangeOf(
+      await enqueueMany<Record<string, BenchPayload>>(
+        this.#db,
+        payloads.map((payload) => ({ kind, payload })),
+      ),
+    );
   }
 
   async countSucceeded(range: IdRange): Promise<number> {
