@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
+import { activityRoute } from './activity-route.js';
 import { healthRoutes } from './health-routes.js';
 import { jobBatchRoute } from './job-batch-route.js';
 import { jobCommandRoutes } from './job-command-routes.js';
@@ -20,7 +21,7 @@ export interface NudgeRoutesOptions {
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
  * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `GET /queues`,
- * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
+ * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `GET /activity`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
  * shutting the engine and the store down in order is the caller's job.
  *
  * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
@@ -31,6 +32,7 @@ export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async 
   await app.register(jobBatchRoute, { store, engine });
   await app.register(jobListRoute, { store });
   await app.register(jobCommandRoutes, { engine });
+  await app.register(activityRoute, { store });
   await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });
   await app.register(nudgeRoute, { engine });
   await app.register(healthRoutes, { store });

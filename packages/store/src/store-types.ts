@@ -285,3 +285,27 @@ export interface SchemaState {
   readonly applied: number;
   readonly latest: number;
 }
+
+/** Input of {@link Store.activity}. */
+export interface ActivityQuery {
+  /** How far back from the database's now, in ms (e.g. 3,600,000 for the last hour). */
+  readonly windowMs: number;
+  /** Width of one bucket, in ms (e.g. 60,000 for one per minute). */
+  readonly bucketMs: number;
+  /** Overrides the database clock; tests only. */
+  readonly now?: Date;
+}
+
+/** Jobs that finished within one bucket of {@link Store.activity}. */
+export interface ActivityBucket {
+  /** Start of the bucket (database clock). */
+  readonly start: Date;
+  readonly succeeded: number;
+  readonly failed: number;
+  /**
+   * Mean and largest enqueue → start wait, in ms, of the bucket's jobs that finished on their
+   * first attempt (a retried job's wait includes its backoff); `null` when there was none.
+   */
+  readonly latencyAvgMs: number | null;
+  readonly latencyMaxMs: number | null;
+}

@@ -1,5 +1,7 @@
 import type { Job, JobStatus } from '@nudge/core';
 import type {
+  ActivityBucket,
+  ActivityQuery,
   EnqueueInput,
   EnqueuedJob,
   ListJobsQuery,
@@ -104,6 +106,12 @@ export interface Store {
   listJobs(query: ListJobsQuery): Promise<Job[]>;
   /** Number of jobs in each status (every status present, zero included). */
   countByStatus(): Promise<Record<JobStatus, number>>;
+  /**
+   * Jobs that finished (`SUCCEEDED` or `FAILED`) within the last `windowMs`, per bucket of
+   * `bucketMs` by finish time, oldest first; buckets without a finished job are left out. Reads
+   * only the finished rows of the window.
+   */
+  activity(query: ActivityQuery): Promise<ActivityBucket[]>;
 
   /**
    * Cancels a `SCHEDULED`, `PENDING` or `RUNNING` job: `CANCELLED`, finished now, `version`

@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { silentLogger, type Job, type JobStatus, type Logger } from '@nudge/core';
 import type {
+  ActivityBucket,
+  ActivityQuery,
   ClaimInput,
   ClaimedJob,
   CompleteInput,
@@ -30,6 +32,7 @@ import type {
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
+import { pgActivity } from './pg-activity.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
@@ -175,6 +178,10 @@ export class PostgresStore implements Store {
       .groupBy('status')
       .execute();
     return toStatusCounts(rows);
+  }
+
+  async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
+    return pgActivity(this.#pool, query);
   }
 
   async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {

@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { Job, JobStatus, Logger } from '@nudge/core';
 import type {
+  ActivityBucket,
+  ActivityQuery,
   ClaimInput,
   ClaimedJob,
   CompleteInput,
@@ -28,6 +30,7 @@ import type {
 } from '../store.js';
 import { toStatusCounts } from '../count-by-status.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
+import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
@@ -150,6 +153,10 @@ export class SqliteStore implements Store {
     return toStatusCounts(rows);
   }
 
+  async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
+    return this.#hotPath.activity(query);
+  }
+
   async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {
     return this.#hotPath.commands.cancel(id, now);
   }
@@ -235,6 +242,7 @@ function prepareHotPath(db: Database.Database) {
     instances: createSqliteInstances(db),
     unhandledKinds: createSqliteUnhandledKinds(db),
     commands: createSqliteJobCommands(db),
+    activity: createSqliteActivity(db),
     queues: createSqliteQueues(db),
   };
 }
