@@ -1,4 +1,5 @@
 import { Engine } from '@nudge/engine';
+import { dashboardPlugin } from '@nudge/dashboard';
 import { createHttpApp, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
@@ -76,6 +77,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       logger: app.log,
     });
     await app.register(nudgeRoutes, { store, engine });
+    await app.register(dashboardPlugin);
     await app.listen({ host: config.host, port: config.port });
     engine.start();
   } catch (error) {

@@ -1,0 +1,299 @@
+// The nudge dashboard: reads the service's JSON API every few seconds and renders it. No build
+// step; the charts are uPlot (loaded as a global by index.html). Every value from the API is
+// written with textContent, never as HTML.
+
+const REFRESH_MS = 2000;
+const STATUSES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+const KEY_STORAGE = 'nudge.apiKey';
+
+const $ = (selector) => document.querySelector(selector);
+const expanded = new Set();
+const charts = {};
+let filters = {};
+
+function element(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'dataset') Object.assign(node.dataset, value);
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node[key] = value;
+  }
+  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ''));
+  return node;
+}
+
+async function api(path, init = {}) {
+  const key = localStorage.getItem(KEY_STORAGE);
+  const headers = { ...(init.headers ?? {}) };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const response = await fetch(path, { ...init, headers });
+  const body = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = new Error(body?.message ?? `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+/** Reads an optional route: `undefined` when this service does not have it (404). */
+async function optional(path) {
+  try {
+    return await api(path);
+  } catch (error) {
+    if (error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+function ago(iso) {
+  if (!iso) return '';
+  const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  return s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : new Date(iso).toLocaleString();
+}
+
+/** Job counts by status: from `GET /stats` when the service has it, else the unfinished ones of `GET /queues`. */
+function statusCounts(stats, queues) {
+  const byStatus = stats?.byStatus ?? stats?.counts?.byStatus ?? stats?.statuses;
+  if (byStatus) return byStatus;
+  const counts = { SCHEDULED: 0, PENDING: 0, RUNNING: 0 };
+  for (const q of queues) {
+    counts.SCHEDULED += q.scheduled;
+    counts.PENDING += q.pending;
+    counts.RUNNING += q.running;
+  }
+  return counts;
+}
+
+function renderCounts(counts) {
+  $('#status-counts').replaceChildren(
+    ...STATUSES.map((status) =>
+      element(
+        'div',
+        { className: 'card', dataset: { status } },
+        element('span', { className: 'n' }, counts[status] ?? '—'),
+        status,
+      ),
+    ),
+  );
+}
+
+function chart(id, series, data) {
+  const target = $(id);
+  const width = Math.max(320, target.clientWidth || 480);
+  if (!charts[id]) {
+    charts[id] = new uPlot(
+      {
+        width,
+        height: 180,
+        series: [{}, ...series],
+        axes: [{}, { size: 50 }],
+        scales: { x: { time: true } },
+      },
+      data,
+      target,
+    );
+  } else {
+    charts[id].setData(data);
+  }
+}
+
+function renderActivity(activity) {
+  const buckets = activity?.buckets ?? [];
+  const x = buckets.map((b) => Date.parse(b.start) / 1000);
+  chart(
+    '#throughput-chart',
+    [
+      { label: 'succeeded', stroke: '#067647' },
+      { label: 'failed', stroke: '#b42318' },
+    ],
+    [x, buckets.map((b) => b.succeeded), buckets.map((b) => b.failed)],
+  );
+  chart(
+    '#latency-chart',
+    [
+      { label: 'mean ms', stroke: '#1f6feb' },
+      { label: 'max ms', stroke: '#8a93a6' },
+    ],
+    [x, buckets.map((b) => b.latencyAvgMs), buckets.map((b) => b.latencyMaxMs)],
+  );
+}
+
+async function act(path) {
+  try {
+    await api(path, { method: 'POST' });
+    await refresh();
+  } catch (error) {
+    showError(error);
+  }
+}
+
+function renderQueues(queues) {
+  $('#queues tbody').replaceChildren(
+    ...queues.map((q) =>
+      element(
+        'tr',
+        { dataset: { queue: q.name } },
+        element('td', {}, q.name),
+        element('td', {}, q.scheduled),
+        element('td', {}, q.pending),
+        element('td', {}, q.running),
+        element('td', {}, q.paused ? 'paused' : 'running'),
+        element(
+          'td',
+          {},
+          element(
+            'button',
+            { onclick: () => act(`/queues/${encodeURIComponent(q.name)}/${q.paused ? 'resume' : 'pause'}`) },
+            q.paused ? 'Resume' : 'Pause',
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function renderInstances(instances) {
+  const rows = instances ?? [];
+  $('#instances tbody').replaceChildren(
+    ...(rows.length === 0
+      ? [
+          element(
+            'tr',
+            {},
+            element('td', { colSpan: 5, className: 'muted' }, instances ? 'none live' : 'not available'),
+          ),
+        ]
+      : rows.map((i) =>
+          element(
+            'tr',
+            {},
+            element('td', {}, i.id),
+            element('td', {}, `${i.host ?? ''} pid ${i.pid ?? ''}`),
+            element('td', {}, JSON.stringify(i.slots ?? {})),
+            element('td', {}, (i.queues ?? []).map((q) => (typeof q === 'string' ? q : q.name)).join(', ')),
+            element('td', {}, ago(i.lastSeenAt)),
+          ),
+        )),
+  );
+}
+
+function progressText(progress) {
+  if (progress === null || progress === undefined) return '';
+  if (typeof progress === 'number') return `${progress} %`;
+  return typeof progress.percent === 'number' ? `${progress.percent} %` : JSON.stringify(progress);
+}
+
+function jobDetails(job) {
+  const history = (job.errors ?? []).map((e) =>
+    element('pre', {}, `attempt ${e.attempt} at ${e.at}${e.instance ? ` on ${e.instance}` : ''}: ${e.error}`),
+  );
+  return element(
+    'tr',
+    { className: 'details' },
+    element(
+      'td',
+      { colSpan: 8 },
+      element('strong', {}, 'payload'),
+      element('pre', {}, JSON.stringify(job.payload)),
+      ...(job.result !== null
+        ? [element('strong', {}, 'result'), element('pre', {}, JSON.stringify(job.result))]
+        : []),
+      ...(job.progress !== null
+        ? [element('strong', {}, 'progress'), element('pre', {}, JSON.stringify(job.progress))]
+        : []),
+      ...(history.length > 0 ? [element('strong', {}, 'failed attempts'), ...history] : []),
+    ),
+  );
+}
+
+function renderJobs(jobs) {
+  const rows = [];
+  for (const job of jobs) {
+    const actions = [];
+    if (job.status === 'FAILED' || job.status === 'CANCELLED') {
+      actions.push(
+        element('button', { className: 'retry', onclick: () => act(`/jobs/${job.id}/retry`) }, 'Retry'),
+      );
+    }
+    if (['SCHEDULED', 'PENDING', 'RUNNING'].includes(job.status)) {
+      actions.push(
+        element('button', { className: 'cancel', onclick: () => act(`/jobs/${job.id}/cancel`) }, 'Cancel'),
+      );
+    }
+    const toggle = () => {
+      if (expanded.has(job.id)) expanded.delete(job.id);
+      else expanded.add(job.id);
+      renderJobs(jobs);
+    };
+    rows.push(
+      element(
+        'tr',
+        { dataset: { job: job.id, status: job.status } },
+        element(
+          'td',
+          {},
+          element('a', { href: '#', onclick: (e) => (e.preventDefault(), toggle()) }, job.id),
+        ),
+        element('td', {}, job.kind),
+        element('td', {}, job.queue),
+        element('td', { className: `status status-${job.status}` }, job.status),
+        element('td', {}, `${job.attempts} / ${job.maxAttempts}`),
+        element('td', {}, progressText(job.progress)),
+        element('td', {}, ago(job.createdAt)),
+        element('td', {}, ...actions),
+      ),
+    );
+    if (expanded.has(job.id)) rows.push(jobDetails(job));
+  }
+  $('#jobs tbody').replaceChildren(...rows);
+}
+
+function showError(error) {
+  const box = $('#error');
+  box.hidden = !error;
+  box.textContent = error
+    ? error.status === 401 || error.status === 403
+      ? `${error.message} — enter an API key with the read scope (admin to retry, cancel or pause)`
+      : error.message
+    : '';
+}
+
+async function refresh() {
+  try {
+    const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
+    query.set('limit', '50');
+    const [stats, queues, instances, activity, jobs] = await Promise.all([
+      optional('/stats'),
+      api('/queues'),
+      optional('/instances'),
+      api('/activity?windowMs=3600000&bucketMs=60000'),
+      api(`/jobs?${query}`),
+    ]);
+    renderCounts(statusCounts(stats, queues.queues));
+    renderActivity(activity);
+    renderQueues(queues.queues);
+    renderInstances(instances?.instances ?? (Array.isArray(instances) ? instances : undefined));
+    renderJobs(jobs.jobs);
+    showError(undefined);
+    $('#updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  } catch (error) {
+    showError(error);
+  }
+}
+
+$('#api-key').value = localStorage.getItem(KEY_STORAGE) ?? '';
+$('#key-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const key = $('#api-key').value.trim();
+  if (key) localStorage.setItem(KEY_STORAGE, key);
+  else localStorage.removeItem(KEY_STORAGE);
+  void refresh();
+});
+$('#filters').addEventListener('submit', (event) => {
+  event.preventDefault();
+  filters = Object.fromEntries(new FormData(event.target));
+  void refresh();
+});
+void refresh();
+setInterval(() => void refresh(), REFRESH_MS);

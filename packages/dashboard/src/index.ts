@@ -1,0 +1,1 @@
+export { dashboardPlugin, DASHBOARD_PUBLIC_DIR } from './dashboard-plugin.js';
