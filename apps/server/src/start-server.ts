@@ -2,6 +2,7 @@ import { Engine } from '@nudge/engine';
 import { createHttpApp, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
+import { NUDGE_VERSION } from './nudge-version.js';
 
 /** A server started by {@link startServer}. */
 export interface RunningServer {
@@ -73,6 +74,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       shutdownGraceMs: config.shutdownGraceMs,
       unhandledKindGraceMs: config.unhandledKindGraceMs,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      version: NUDGE_VERSION,
       logger: app.log,
     });
     await app.register(nudgeRoutes, { store, engine });

@@ -9,9 +9,11 @@ import type {
   EnqueueInput,
   FailInput,
   FailOutcome,
+  InstanceInfo,
   InstanceInput,
   JobCommandResult,
   JobLease,
+  ListInstancesInput,
   ListJobsQuery,
   NewJobsHandlers,
   NewJobsListener,
@@ -21,8 +23,10 @@ import type {
   QueueState,
   SchemaState,
   SelfClaimInput,
+  StatsInput,
   Store,
   StoreCapabilities,
+  StoreStats,
   SweepInput,
   SweepResult,
   UnhandledKindsInput,
@@ -40,7 +44,14 @@ import { pgFail } from './pg-fail.js';
 import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
 import { pgListQueues, pgSetQueuePaused } from './pg-queues.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
-import { pgRegisterInstance, pgRemoveInstance, pgTouchInstance } from './pg-instances.js';
+import {
+  pgListInstances,
+  pgPruneInstances,
+  pgRegisterInstance,
+  pgRemoveInstance,
+  pgTouchInstance,
+} from './pg-instances.js';
+import { pgStats } from './pg-stats.js';
 import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
 import { createPgPool } from './pg-pool.js';
 import { pgSetProgress } from './pg-progress.js';
@@ -236,6 +247,18 @@ export class PostgresStore implements Store {
 
   async removeInstance(id: string): Promise<void> {
     return pgRemoveInstance(this.#pool, id);
+  }
+
+  async listInstances(input: ListInstancesInput): Promise<InstanceInfo[]> {
+    return pgListInstances(this.#pool, input);
+  }
+
+  async pruneInstances(notSeenForMs: number, now?: Date): Promise<number> {
+    return pgPruneInstances(this.#pool, notSeenForMs, now);
+  }
+
+  async stats(input: StatsInput): Promise<StoreStats> {
+    return pgStats(this.#pool, input);
   }
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
