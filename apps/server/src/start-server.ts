@@ -77,7 +77,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       version: NUDGE_VERSION,
       logger: app.log,
     });
-    await app.register(nudgeRoutes, { store, engine });
+    await app.register(nudgeRoutes, { store, engine, instanceLiveWithinMs: 2 * config.leaseMs });
     await app.listen({ host: config.host, port: config.port });
     engine.start();
   } catch (error) {
