@@ -266,7 +266,9 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    // Destroying Kysely ends the shared pool.
+    // Destroying Kysely ends the shared pool, but only when Kysely ran a query (its driver takes
+    // the pool on first use): a store used only through raw SQL would keep its connections open.
     await Promise.all([this.#kysely.destroy(), this.#outcomes.end()]);
+    if (!this.#pool.ended) await this.#pool.end();
   }
 }
