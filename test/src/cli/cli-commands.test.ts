@@ -150,7 +150,7 @@ for (const dialect of DIALECTS) {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(
         run.stdout,
-        'swept expired leases: 1 jobs back to wait for a retry, 0 failed (attempts used up)\n',
+        'swept expired leases: 1 job back to wait for a retry, 0 failed (attempts used up)\n',
       );
       assert.deepEqual(jsonOf(await nudge('sweep', '--json')), { requeued: 0, failed: 0, passes: 1 });
     });

@@ -5,7 +5,7 @@ import { CliError } from './cli-error.js';
 import { describeFailure } from './describe-failure.js';
 import { enqueueLines, ENQUEUE_BATCH_SIZE } from './enqueue-lines.js';
 import { withCliStore } from './open-cli-store.js';
-import { printLine } from './print.js';
+import { plural, printLine } from './print.js';
 
 interface EnqueueOptions {
   file?: string;
@@ -87,7 +87,7 @@ export function enqueueCommand(program: Command): void {
         await withCliStore(async ({ store }) => {
           const result = await enqueueLines(store, path, options.progress && process.stderr.isTTY === true);
           printLine(
-            `enqueued ${result.jobs} jobs (${result.created} new, ${result.jobs - result.created} existed) from ${result.lines} lines in ${result.batches} batches`,
+            `enqueued ${plural(result.jobs, 'job')} (${result.created} new, ${result.jobs - result.created} existed) from ${plural(result.lines, 'line')} in ${plural(result.batches, 'batch', 'batches')}`,
           );
         });
         return;

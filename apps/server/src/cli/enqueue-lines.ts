@@ -5,6 +5,7 @@ import type { EnqueueInput, Store } from '@nudge/store';
 import { validateJobBody } from '@nudge/http';
 import { CliError } from './cli-error.js';
 import { describeFailure } from './describe-failure.js';
+import { plural } from './print.js';
 
 /** Jobs per `enqueueMany` call (one transaction each). */
 export const ENQUEUE_BATCH_SIZE = 1000;
@@ -77,7 +78,9 @@ export async function enqueueLines(
     bar?.update(bytes, { jobs, line });
   };
   const committed = () =>
-    batches === 0 ? '' : ` (lines 1-${batchFirstLine - 1} were: ${jobs} jobs in ${batches} batches)`;
+    batches === 0
+      ? ''
+      : ` (lines 1-${batchFirstLine - 1} were: ${plural(jobs, 'job')} in ${plural(batches, 'batch', 'batches')})`;
   try {
     for await (const text of createInterface({ input, crlfDelay: Infinity })) {
       line += 1;

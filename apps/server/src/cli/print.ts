@@ -17,3 +17,8 @@ export function formatDurationMs(ms: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }
+
+/** `count` and the noun, plural unless 1: `1 batch`, `3 batches`, `0 jobs`. */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_BACKOFF, retryDelayMs } from '@nudge/core';
 import { withCliStore } from './open-cli-store.js';
-import { printJson, printLine } from './print.js';
+import { plural, printJson, printLine } from './print.js';
 
 /** Rows per page of the sweep, as the engine's rescuer pages. */
 const PAGE_SIZE = 2000;
@@ -34,7 +34,7 @@ export function sweepCommand(program: Command): void {
         }
         if (options.json) return printJson({ requeued, failed, passes });
         printLine(
-          `swept expired leases: ${requeued} jobs back to wait for a retry, ${failed} failed (attempts used up)`,
+          `swept expired leases: ${plural(requeued, 'job')} back to wait for a retry, ${failed} failed (attempts used up)`,
         );
       });
     });
