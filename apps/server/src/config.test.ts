@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NudgeError } from '@nudge/core';
-import { CONFIG_VARIABLES, loadConfig } from './config.js';
+import { CONFIG_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nudge-config-'));
 const handlers = join(dir, 'handlers.mjs');
@@ -219,5 +219,37 @@ describe('docs/configuration.md', () => {
     const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
     const documented = [...doc.matchAll(/^\|\s*`([A-Z_]+)`\s*\|/gm)].map((match) => match[1]);
     assert.deepEqual(documented, [...CONFIG_VARIABLES]);
+  });
+});
+
+describe('loadDatabaseConfig', () => {
+  it('reads the database part alone, without NUDGE_HANDLERS, ignoring the other variables', () => {
+    assert.deepEqual(
+      loadDatabaseConfig({
+        DATABASE_URL: 'postgres://u@db:5432/jobs',
+        NUDGE_LEASE_MS: '5000',
+        NUDGE_THREADS: 'not checked here',
+      }),
+      {
+        databaseUrl: 'postgres://u@db:5432/jobs',
+        dialect: 'postgres',
+        leaseMs: 5000,
+        dbTimeoutMs: 10_000,
+        dbConnectTimeoutMs: 5000,
+        logLevel: 'info',
+      },
+    );
+  });
+
+  it('refuses a bad value with the same one-line message as loadConfig', () => {
+    assert.throws(
+      () => loadDatabaseConfig({ DATABASE_URL: 'mysql://x', NUDGE_DB_TIMEOUT_MS: 'soon' }),
+      (error: unknown) =>
+        error instanceof NudgeError &&
+        error.code === 'INVALID_CONFIG' &&
+        /^DATABASE_URL must be postgres:\/\/.*; NUDGE_DB_TIMEOUT_MS must be a whole number of ms/.test(
+          error.message,
+        ),
+    );
   });
 });

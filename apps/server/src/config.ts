@@ -167,6 +167,75 @@ function envSchema(cwd: string) {
 /** Names of every environment variable {@link loadConfig} reads, in documentation order. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema('/').shape);
 
+/** The variables a command that only talks to the database reads (see {@link loadDatabaseConfig}). */
+const DATABASE_VARIABLES = {
+  DATABASE_URL: true,
+  NUDGE_LEASE_MS: true,
+  NUDGE_DB_TIMEOUT_MS: true,
+  NUDGE_DB_CONNECT_TIMEOUT_MS: true,
+  LOG_LEVEL: true,
+} as const;
+
+/** The part of {@link ServerConfig} that opening the store needs, and nothing else. */
+export type DatabaseConfig = Pick<
+  ServerConfig,
+  'databaseUrl' | 'dialect' | 'leaseMs' | 'dbTimeoutMs' | 'dbConnectTimeoutMs' | 'logLevel'
+>;
+
+/**
+ * Parses the variables of `schema` from `env`: empty or blank counts as unset.
+ * @throws NudgeError `INVALID_CONFIG` naming each invalid variable and its accepted form
+ */
+function parseVariables<Schema extends z.ZodObject>(
+  schema: Schema,
+  env: NodeJS.ProcessEnv,
+): z.output<Schema> {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const raw: Record<string, string | undefined> = {};
+  for (const name of Object.keys(shape)) {
+    const value = env[name];
+    raw[name] = value === undefined || value.trim() === '' ? undefined : value;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0]);
+      if (problems.has(name)) continue;
+      const value = raw[name];
+      const accepted = shape[name]?.description ?? 'valid';
+      if (value === undefined) problems.set(name, `${name} is required: set it to ${accepted}`);
+      else if (issue.code === 'custom') problems.set(name, `${name} ${issue.message}`);
+      else problems.set(name, `${name} must be ${accepted} (got ${quote(value)})`);
+    }
+    throw new NudgeError('INVALID_CONFIG', [...problems.values()].join('; '));
+  }
+  return parsed.data;
+}
+
+const dialectOf = (url: string): Dialect => (/^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite');
+
+/**
+ * Reads only the database part of the configuration (`DATABASE_URL`, `NUDGE_LEASE_MS`,
+ * `NUDGE_DB_TIMEOUT_MS`, `NUDGE_DB_CONNECT_TIMEOUT_MS`, `LOG_LEVEL`), with the same forms,
+ * defaults and messages as {@link loadConfig}: what the `nudge` commands that need no handlers
+ * use, so they run without `NUDGE_HANDLERS`.
+ *
+ * @param env - the variables; other variables are ignored (default: `process.env`)
+ * @throws NudgeError `INVALID_CONFIG` with a one-line message naming each invalid variable
+ */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
+  const e = parseVariables(envSchema(process.cwd()).pick(DATABASE_VARIABLES), env);
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dialect: dialectOf(e.DATABASE_URL),
+    leaseMs: e.NUDGE_LEASE_MS,
+    dbTimeoutMs: e.NUDGE_DB_TIMEOUT_MS,
+    dbConnectTimeoutMs: e.NUDGE_DB_CONNECT_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
 /**
  * Reads the server's configuration from environment variables (see `docs/configuration.md`).
  * An empty or blank value counts as unset, so its default applies. Relative `NUDGE_HANDLERS`
@@ -181,30 +250,10 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema('/').sh
  *   accepted form, such as `NUDGE_THREADS must be a whole number from 1 to 1024 (got "abc")`
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
-  const schema = envSchema(cwd);
-  const raw: Record<string, string | undefined> = {};
-  for (const name of Object.keys(schema.shape)) {
-    const value = env[name];
-    raw[name] = value === undefined || value.trim() === '' ? undefined : value;
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = new Map<string, string>();
-    for (const issue of parsed.error.issues) {
-      const name = String(issue.path[0]);
-      if (problems.has(name)) continue;
-      const value = raw[name];
-      const accepted = schema.shape[name as keyof typeof schema.shape].description ?? 'valid';
-      if (value === undefined) problems.set(name, `${name} is required: set it to ${accepted}`);
-      else if (issue.code === 'custom') problems.set(name, `${name} ${issue.message}`);
-      else problems.set(name, `${name} must be ${accepted} (got ${quote(value)})`);
-    }
-    throw new NudgeError('INVALID_CONFIG', [...problems.values()].join('; '));
-  }
-  const e = parsed.data;
+  const e = parseVariables(envSchema(cwd), env);
   return {
     databaseUrl: e.DATABASE_URL,
-    dialect: /^postgres(ql)?:\/\//i.test(e.DATABASE_URL) ? 'postgres' : 'sqlite',
+    dialect: dialectOf(e.DATABASE_URL),
     handlers: e.NUDGE_HANDLERS,
     threads: e.NUDGE_THREADS,
     asyncThreads: e.NUDGE_ASYNC_THREADS,

@@ -3,6 +3,7 @@ import { dashboardPlugin } from '@nudge/dashboard';
 import { createHttpApp, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
+import { NUDGE_VERSION } from './nudge-version.js';
 
 /** A server started by {@link startServer}. */
 export interface RunningServer {
@@ -74,9 +75,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       shutdownGraceMs: config.shutdownGraceMs,
       unhandledKindGraceMs: config.unhandledKindGraceMs,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      version: NUDGE_VERSION,
       logger: app.log,
     });
-    await app.register(nudgeRoutes, { store, engine });
+    await app.register(nudgeRoutes, { store, engine, instanceLiveWithinMs: 2 * config.leaseMs });
     await app.register(dashboardPlugin);
     await app.listen({ host: config.host, port: config.port });
     engine.start();

@@ -41,6 +41,8 @@ export interface EngineOptions {
   readonly queues?: readonly ServedQueue[];
   /** Most rows one claim takes, per execution class. @defaultValue 500 */
   readonly maxClaimBatch?: number;
+  /** The nudge version this instance runs, as the instance registry shows it. @defaultValue `null` (unknown) */
+  readonly version?: string | null;
   /** Written to `claimed_by` and the instance registry. @defaultValue `host:pid:random` */
   readonly workerId?: string;
   /** Time between polls, in ms, jittered by ±10 %. @defaultValue 1000 */
@@ -115,6 +117,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     queues: options.queues ?? EVERY_QUEUE,
     queueServing: resolveQueueServing(options.queues ?? EVERY_QUEUE),
     maxClaimBatch: wholeNumber('maxClaimBatch', options.maxClaimBatch ?? 500, 1, 10_000),
+    version: options.version ?? null,
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     pollIntervalMs: wholeNumber('pollIntervalMs', options.pollIntervalMs ?? 1000, 1),
     listen: options.listen ?? true,

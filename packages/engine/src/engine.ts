@@ -122,7 +122,17 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       logger,
       emit,
       leaseMs: options.leaseMs,
-      instance: { id: options.workerId, host: hostname(), pid: process.pid, kinds: this.kinds },
+      instance: {
+        id: options.workerId,
+        host: hostname(),
+        pid: process.pid,
+        kinds: this.kinds,
+        version: options.version,
+        queues: options.queues,
+        slots: Object.fromEntries(
+          Object.entries(this.slots).map(([execution, { total }]) => [execution, total]),
+        ),
+      },
       leases: () => this.#executor.leases(),
       onLost: (leases, cancelled) => this.#executor.loseLeases(leases, cancelled),
     });

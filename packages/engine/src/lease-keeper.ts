@@ -10,6 +10,11 @@ export interface LeaseKeeperOptions {
   readonly emit: EmitEngineEvent;
   /** Lease length, in ms; the keeper renews every third of it. */
   readonly leaseMs: number;
+  /**
+   * Rows of the registry not seen for this long, in ms, belong to dead instances and are deleted
+   * on each heartbeat. @defaultValue 10 × `leaseMs` (a live instance heartbeats 30 times in it)
+   */
+  readonly expireInstancesAfterMs?: number;
   /** This instance, as the registry records it. */
   readonly instance: InstanceInput;
   /** The leases this instance holds now. */
@@ -32,8 +37,9 @@ export interface HeartbeatResult {
 /**
  * Heartbeats, every third of the lease: renews the leases of this instance's attempts in one
  * statement, aborts attempts whose lease is gone (fenced out by a newer version, or cancelled:
- * a cancel reaches the instance running the job within one heartbeat), and keeps this
- * instance's row in the registry fresh (re-registering it if it vanished).
+ * a cancel reaches the instance running the job within one heartbeat), keeps this instance's
+ * row in the registry fresh (re-registering it if it vanished) and deletes the rows of
+ * instances not seen for `expireInstancesAfterMs` (dead without unregistering).
  */
 export class LeaseKeeper {
   readonly #options: LeaseKeeperOptions;
@@ -78,6 +84,10 @@ export class LeaseKeeper {
   async runOnce(): Promise<HeartbeatResult> {
     const { store } = this.#options;
     if (!(await store.touchInstance(this.#options.instance.id))) await this.#register();
+    const expired = await store.pruneInstances(
+      this.#options.expireInstancesAfterMs ?? 10 * this.#options.leaseMs,
+    );
+    if (expired > 0) this.#options.logger.info({ expired }, 'deleted the registry rows of dead instances');
     const leases = this.#options.leases();
     let result: HeartbeatResult = { renewed: 0, lost: 0 };
     if (leases.length > 0) {

@@ -3,6 +3,7 @@ import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { activityRoute } from './activity-route.js';
 import { healthRoutes } from './health-routes.js';
+import { operatorRoutes } from './operator-routes.js';
 import { jobBatchRoute } from './job-batch-route.js';
 import { jobCommandRoutes } from './job-command-routes.js';
 import { jobListRoute } from './job-list-route.js';
@@ -16,24 +17,34 @@ export interface NudgeRoutesOptions {
   readonly store: Store;
   /** The engine's kinds and claim trigger; an `Engine` fits as is. */
   readonly engine: ClaimEngine;
+  /**
+   * An instance seen within this many ms is live (`GET /instances`, `GET /stats`): two leases,
+   * as the engine's unhandled-kinds check counts. @defaultValue 60000 (two default leases)
+   */
+  readonly instanceLiveWithinMs?: number;
 }
 
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
  * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `GET /queues`,
- * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `GET /activity`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
+ * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `GET /activity`, `GET /instances`,
+ * `GET /stats`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
  * shutting the engine and the store down in order is the caller's job.
  *
  * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
  * the routes rely on.
  */
-export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (app, { store, engine }) => {
+export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (
+  app,
+  { store, engine, instanceLiveWithinMs = 60_000 },
+) => {
   await app.register(jobRoutes, { store, engine });
   await app.register(jobBatchRoute, { store, engine });
   await app.register(jobListRoute, { store });
   await app.register(jobCommandRoutes, { engine });
   await app.register(activityRoute, { store });
   await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });
+  await app.register(operatorRoutes, { store, instanceLiveWithinMs });
   await app.register(nudgeRoute, { engine });
   await app.register(healthRoutes, { store });
 };

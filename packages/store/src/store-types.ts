@@ -1,6 +1,7 @@
 import type { Job, JsonValue, JobStatus } from '@nudge/core';
 
-// The inputs and results of the Store methods (see store.ts).
+// The inputs and results of the Store methods (see store.ts); the instance registry's are in
+// instance-types.ts, the stats' in stats-types.ts.
 
 /** A new job. Omitted fields take the database defaults. */
 export interface EnqueueInput {
@@ -248,16 +249,6 @@ export interface PromoteResult {
    * `null` when none is scheduled.
    */
   readonly nextDueInMs: number | null;
-}
-
-/** A running service instance, as {@link Store.registerInstance} records it. */
-export interface InstanceInput {
-  /** Unique per engine; the same string as `claimed_by`. */
-  readonly id: string;
-  readonly host: string;
-  readonly pid: number;
-  /** Kinds this instance has handlers for. */
-  readonly kinds: readonly string[];
 }
 
 /** Input of {@link Store.failUnhandledKinds}. */

@@ -21,13 +21,16 @@ import type {
   SweepResult,
   PromoteInput,
   PromoteResult,
-  InstanceInput,
   UnhandledKindsInput,
   UnhandledKindsResult,
   SchemaState,
 } from './store-types.js';
+import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
+import type { StatsInput, StoreStats } from './stats-types.js';
 
 export type * from './store-types.js';
+export type * from './instance-types.js';
+export type * from './stats-types.js';
 
 /** Which database a store talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -191,6 +194,23 @@ export interface Store {
   touchInstance(id: string, now?: Date): Promise<boolean>;
   /** Deletes an instance's row (on shutdown). */
   removeInstance(id: string): Promise<void>;
+  /**
+   * The instance registry by id, each flagged `live` when seen within `liveWithinMs` (database
+   * clock); with `liveOnly`, the live ones only.
+   */
+  listInstances(input: ListInstancesInput): Promise<InstanceInfo[]>;
+  /**
+   * Deletes the rows of instances not seen within `notSeenForMs` (they died without leaving the
+   * registry); live instances call it on their heartbeat. @returns the rows deleted
+   */
+  pruneInstances(notSeenForMs: number, now?: Date): Promise<number>;
+  /**
+   * Counts for an operator: jobs by status, by kind and status, by queue and status; how long the
+   * oldest due `PENDING` job has waited; the failure rate of the last hour; live instances.
+   * Reads the whole jobs table (one `GROUP BY kind, queue, status`, one scan of the last hour's
+   * finished rows): fine for a command or a dashboard refresh, not for a tight loop.
+   */
+  stats(input: StatsInput): Promise<StoreStats>;
   /**
    * Fails `PENDING` jobs due for longer than `graceMs` whose kind no live instance handles, with
    * a `last_error` naming the kind, also appended to `errors` as the attempt that could not start

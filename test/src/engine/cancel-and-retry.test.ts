@@ -9,12 +9,14 @@ describeEngine('engine: cancel and retry', (t) => {
   it('cancelling a running job aborts its handler at once on this instance; it ends CANCELLED', async () => {
     const engine = await t.engine();
     engine.start();
-    const job = await t.store.enqueue({ kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } });
-    await waitForEvent(
+    // Listen first: the job may start before the enqueue's promise settles.
+    const started = waitForEvent(
       engine,
       'job:started',
-      ({ job: started }: { job: { id: number } }) => started.id === job.id,
+      ({ job: s }: { job: { kind: string } }) => s.kind === 'hold',
     );
+    const job = await t.store.enqueue({ kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } });
+    await started;
     const cancelled = waitForEvent<JobLease>(engine, 'job:cancelled');
     const freed = waitForEvent(engine, 'slot:freed');
     const result = await engine.cancel(job.id);
@@ -30,12 +32,14 @@ describeEngine('engine: cancel and retry', (t) => {
   it('a cancelled handler that ignores the signal and returns later changes nothing', async () => {
     const engine = await t.engine({ abortGraceMs: 10_000 });
     engine.start();
-    const job = await t.store.enqueue({ kind: 'sleepy', payload: { ms: 400 } });
-    await waitForEvent(
+    // Listen first: the job may start before the enqueue's promise settles.
+    const started = waitForEvent(
       engine,
       'job:started',
-      ({ job: started }: { job: { id: number } }) => started.id === job.id,
+      ({ job: s }: { job: { kind: string } }) => s.kind === 'sleepy',
     );
+    const job = await t.store.enqueue({ kind: 'sleepy', payload: { ms: 400 } });
+    await started;
     const freed = waitForEvent(engine, 'slot:freed');
     await engine.cancel(job.id);
     await freed;
@@ -48,12 +52,14 @@ describeEngine('engine: cancel and retry', (t) => {
     const runner = await t.engine({ leaseMs: 900 });
     const other = await t.engine({ leaseMs: 900 });
     runner.start();
-    const job = await t.store.enqueue({ kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } });
-    await waitForEvent(
+    // Listen first: the job may start before the enqueue's promise settles.
+    const started = waitForEvent(
       runner,
       'job:started',
-      ({ job: started }: { job: { id: number } }) => started.id === job.id,
+      ({ job: s }: { job: { kind: string } }) => s.kind === 'hold',
     );
+    const job = await t.store.enqueue({ kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } });
+    await started;
     const cancelled = waitForEvent<JobLease>(runner, 'job:cancelled', (lease) => lease.id === job.id, 5000);
     const at = Date.now();
     const result = await other.cancel(job.id);

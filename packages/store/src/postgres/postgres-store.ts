@@ -11,9 +11,11 @@ import type {
   EnqueueInput,
   FailInput,
   FailOutcome,
+  InstanceInfo,
   InstanceInput,
   JobCommandResult,
   JobLease,
+  ListInstancesInput,
   ListJobsQuery,
   NewJobsHandlers,
   NewJobsListener,
@@ -23,8 +25,10 @@ import type {
   QueueState,
   SchemaState,
   SelfClaimInput,
+  StatsInput,
   Store,
   StoreCapabilities,
+  StoreStats,
   SweepInput,
   SweepResult,
   UnhandledKindsInput,
@@ -43,7 +47,14 @@ import { pgFail } from './pg-fail.js';
 import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
 import { pgListQueues, pgSetQueuePaused } from './pg-queues.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
-import { pgRegisterInstance, pgRemoveInstance, pgTouchInstance } from './pg-instances.js';
+import {
+  pgListInstances,
+  pgPruneInstances,
+  pgRegisterInstance,
+  pgRemoveInstance,
+  pgTouchInstance,
+} from './pg-instances.js';
+import { pgStats } from './pg-stats.js';
 import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
 import { createPgPool } from './pg-pool.js';
 import { pgSetProgress } from './pg-progress.js';
@@ -245,12 +256,26 @@ export class PostgresStore implements Store {
     return pgRemoveInstance(this.#pool, id);
   }
 
+  async listInstances(input: ListInstancesInput): Promise<InstanceInfo[]> {
+    return pgListInstances(this.#pool, input);
+  }
+
+  async pruneInstances(notSeenForMs: number, now?: Date): Promise<number> {
+    return pgPruneInstances(this.#pool, notSeenForMs, now);
+  }
+
+  async stats(input: StatsInput): Promise<StoreStats> {
+    return pgStats(this.#pool, input);
+  }
+
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
     return pgFailUnhandledKinds(this.#pool, input);
   }
 
   async close(): Promise<void> {
-    // Destroying Kysely ends the shared pool.
+    // Destroying Kysely ends the shared pool, but only when Kysely ran a query (its driver takes
+    // the pool on first use): a store used only through raw SQL would keep its connections open.
     await Promise.all([this.#kysely.destroy(), this.#outcomes.end()]);
+    if (!this.#pool.ended) await this.#pool.end();
   }
 }

@@ -11,9 +11,11 @@ import type {
   EnqueueInput,
   FailInput,
   FailOutcome,
+  InstanceInfo,
   InstanceInput,
   JobCommandResult,
   JobLease,
+  ListInstancesInput,
   ListJobsQuery,
   ProgressInput,
   PromoteInput,
@@ -21,8 +23,10 @@ import type {
   QueueState,
   SchemaState,
   SelfClaimInput,
+  StatsInput,
   Store,
   StoreCapabilities,
+  StoreStats,
   SweepInput,
   SweepResult,
   UnhandledKindsInput,
@@ -45,6 +49,7 @@ import { sqliteRowToJob, type SqliteSchema } from './sqlite-row.js';
 import { createSqliteProgress } from './sqlite-progress.js';
 import { createSqlitePromote } from './sqlite-promote.js';
 import { createSqliteRelease } from './sqlite-release.js';
+import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
@@ -218,6 +223,18 @@ export class SqliteStore implements Store {
     this.#hotPath.instances.remove(id);
   }
 
+  async listInstances(input: ListInstancesInput): Promise<InstanceInfo[]> {
+    return this.#hotPath.instances.list(input);
+  }
+
+  async pruneInstances(notSeenForMs: number, now?: Date): Promise<number> {
+    return this.#hotPath.instances.prune(notSeenForMs, now);
+  }
+
+  async stats(input: StatsInput): Promise<StoreStats> {
+    return this.#hotPath.stats(input);
+  }
+
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
     return this.#hotPath.unhandledKinds(input);
   }
@@ -229,6 +246,7 @@ export class SqliteStore implements Store {
 }
 
 function prepareHotPath(db: Database.Database) {
+  const instances = createSqliteInstances(db);
   return {
     claim: createSqliteClaim(db),
     heartbeat: createSqliteHeartbeat(db),
@@ -239,7 +257,8 @@ function prepareHotPath(db: Database.Database) {
     sweep: createSqliteSweep(db),
     promote: createSqlitePromote(db),
     enqueueClaimed: createSqliteEnqueueClaimed(db),
-    instances: createSqliteInstances(db),
+    instances,
+    stats: createSqliteStats(db, instances),
     unhandledKinds: createSqliteUnhandledKinds(db),
     commands: createSqliteJobCommands(db),
     activity: createSqliteActivity(db),

@@ -1,0 +1,23 @@
+import type { JobCommandResult } from '@nudge/store';
+import { CliError } from './cli-error.js';
+
+/**
+ * The line `nudge retry` and `nudge cancel` print for a change.
+ * @throws CliError for an unknown id, or a job in a status the command does not apply to
+ */
+export function describeCommandResult(
+  id: number,
+  result: JobCommandResult,
+  command: { done: string; appliesTo: string; note: string },
+): string {
+  switch (result.outcome) {
+    case 'not-found':
+      throw new CliError(`no job has id ${id}: check the id (nudge list shows the newest)`);
+    case 'conflict':
+      throw new CliError(
+        `job ${id} is ${result.job.status}: only ${command.appliesTo} jobs can be ${command.done}`,
+      );
+    case 'changed':
+      return `job ${id} ${command.done} (was ${result.previous}, now ${result.job.status})${command.note}`;
+  }
+}

@@ -1,0 +1,38 @@
+import { InvalidArgumentError } from 'commander';
+import { JOB_STATUSES, isQueueName, type JobStatus } from '@nudge/core';
+
+/** A job id argument: a whole number ≥ 1. @throws InvalidArgumentError saying so */
+export function parseJobId(text: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new InvalidArgumentError(`must be a job id, a whole number from 1 (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+/** A whole number from `min` to `max`. @returns the parser commander calls */
+export function wholeNumber(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (!/^-?\d+$/.test(text) || value < min || value > max)
+      throw new InvalidArgumentError(
+        `must be a whole number from ${min} to ${max} (got ${JSON.stringify(text)})`,
+      );
+    return value;
+  };
+}
+
+/** A job status, in any case. @throws InvalidArgumentError listing the statuses */
+export function parseStatus(text: string): JobStatus {
+  const status = text.toUpperCase();
+  if (!(JOB_STATUSES as readonly string[]).includes(status))
+    throw new InvalidArgumentError(`must be one of ${JOB_STATUSES.join(', ')} (got ${JSON.stringify(text)})`);
+  return status as JobStatus;
+}
+
+/** A queue name. @throws InvalidArgumentError with the accepted form */
+export function parseQueue(text: string): string {
+  if (!isQueueName(text))
+    throw new InvalidArgumentError(
+      `must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got ${JSON.stringify(text)})`,
+    );
+  return text;
+}

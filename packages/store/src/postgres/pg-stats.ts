@@ -1,0 +1,56 @@
+import type pg from 'pg';
+import type { StatsInput, StoreStats } from '../store.js';
+import { STATS_WINDOW_MS, statsFromRows, type StatsGroupRow } from '../stats-from-rows.js';
+import { pgListInstances } from './pg-instances.js';
+import { pgNow } from './pg-row.js';
+
+const GROUPS = 'SELECT kind, queue, status, count(*) AS count FROM nudge_jobs GROUP BY kind, queue, status';
+
+// $1: now (NULL: the database clock); $2: the window, in ms. The last-hour counts scan the
+// finished rows (no index on finished_at): an operator's read, not a hot path.
+const SCALARS = `
+SELECT ${pgNow('$1')} AS at,
+       (SELECT min(run_at) FROM nudge_jobs WHERE status = 'PENDING') AS oldest,
+       count(*) FILTER (WHERE status = 'SUCCEEDED') AS succeeded,
+       count(*) FILTER (WHERE status = 'FAILED') AS failed
+  FROM nudge_jobs
+ WHERE status IN ('SUCCEEDED', 'FAILED') AND finished_at >= ${pgNow('$1')} - $2 * interval '1 millisecond'`;
+
+/**
+ * Operator counts; see {@link Store.stats}. Read in one `REPEATABLE READ` read-only transaction,
+ * so every number describes the same snapshot.
+ */
+export async function pgStats(pool: pg.Pool, input: StatsInput): Promise<StoreStats> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const groups = await client.query<StatsGroupRow>(GROUPS);
+    const scalars = await client.query<{ at: Date; oldest: Date | null; succeeded: string; failed: string }>(
+      SCALARS,
+      [input.now ?? null, STATS_WINDOW_MS],
+    );
+    const instances = await pgListInstances(client, {
+      liveWithinMs: input.instanceLiveWithinMs,
+      liveOnly: true,
+      ...(input.now && { now: input.now }),
+    });
+    await client.query('COMMIT');
+    const row = scalars.rows[0];
+    if (!row) throw new Error('the stats query returned no row');
+    return statsFromRows(
+      groups.rows,
+      {
+        at: row.at,
+        oldestPendingRunAt: row.oldest,
+        succeededLastHour: Number(row.succeeded),
+        failedLastHour: Number(row.failed),
+      },
+      instances,
+    );
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,202 @@
+// The `nudge` commands, spawned from the build output against a real database of each dialect.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Store } from '@nudge/store';
+import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import { jsonOf, runCli } from './run-cli.js';
+
+for (const dialect of DIALECTS) {
+  describe(`nudge commands: ${dialect}`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let env: NodeJS.ProcessEnv;
+    const nudge = (...args: string[]) => runCli(args, env);
+
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      env = { DATABASE_URL: db.url, NUDGE_LEASE_MS: '60000' };
+    });
+    after(async () => {
+      await store?.close();
+      await db.drop();
+    });
+
+    it('migrate status, migrate, migrate status --json', async () => {
+      const before = await nudge('migrate', 'status');
+      assert.equal(before.code, 0);
+      assert.match(before.stdout, /^schema version 0 of \d+: \d+ pending \(1, 2, .*\); run nudge migrate\n$/);
+      const refused = await nudge('list');
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        /^nudge: the database has schema version 0 of \d+: run nudge migrate first\n$/,
+      );
+      const applied = await nudge('migrate');
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.match(applied.stdout, /^applied migrations 1, 2, .*; the schema is at version \d+\n$/);
+      const status = jsonOf(await nudge('migrate', 'status', '--json'));
+      assert.equal(status.applied, status.latest);
+      assert.deepEqual(status.pending, []);
+      assert.match((await nudge('migrate')).stdout, /nothing to apply/);
+      store = await openStore(db);
+    });
+
+    it('enqueue one job with every option, then status and status --json', async () => {
+      const run = await nudge(
+        'enqueue',
+        'sendEmail',
+        '{"to":"a@b.c"}',
+        '--queue',
+        'emails',
+        '--priority',
+        '-5',
+        '--max-attempts',
+        '3',
+        '--delay-ms',
+        '60000',
+        '--idempotency-key',
+        'k1',
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const id = Number(
+        /^enqueued job (\d+) \(sendEmail, queue emails, SCHEDULED\)\n$/.exec(run.stdout)?.[1],
+      );
+      const again = await nudge('enqueue', 'sendEmail', '--idempotency-key', 'k1');
+      assert.match(again.stdout, new RegExp(`^job ${id} exists under that idempotency key`));
+      const job = jsonOf(await nudge('status', String(id), '--json'));
+      assert.deepEqual(
+        [
+          job.id,
+          job.kind,
+          job.queue,
+          job.status,
+          job.priority,
+          job.maxAttempts,
+          job.payload,
+          job.idempotencyKey,
+        ],
+        [id, 'sendEmail', 'emails', 'SCHEDULED', -5, 3, { to: 'a@b.c' }, 'k1'],
+      );
+      const row = await store.getJob(id);
+      assert.equal(job.runAt, row?.runAt.toISOString());
+      const human = await nudge('status', String(id));
+      assert.match(human.stdout, /^id {15}\d+\nkind {13}sendEmail\n/);
+      assert.match(human.stdout, /\nattempts {9}0 of 3\n/);
+      const missing = await nudge('status', '999999');
+      assert.equal(missing.code, 1);
+      assert.equal(
+        missing.stderr,
+        'nudge: no job has id 999999: check the id (nudge list shows the newest)\n',
+      );
+    });
+
+    it('list with filters, --json pages with nextCursor, and aligned columns', async () => {
+      for (let i = 0; i < 3; i += 1) assert.equal((await nudge('enqueue', 'echo', `{"i":${i}}`)).code, 0);
+      const first = jsonOf(await nudge('list', '--kind', 'echo', '--limit', '2', '--json'));
+      const jobs = first.jobs as Array<{ id: number; payload: { i: number } }>;
+      assert.deepEqual(
+        jobs.map((j) => j.payload.i),
+        [2, 1],
+      );
+      assert.equal(first.nextCursor, String(jobs[1]?.id));
+      const second = jsonOf(
+        await nudge('list', '--kind', 'echo', '--limit', '2', '--cursor', String(first.nextCursor), '--json'),
+      );
+      assert.deepEqual(
+        (second.jobs as Array<{ payload: { i: number } }>).map((j) => j.payload.i),
+        [0],
+      );
+      assert.equal(second.nextCursor, null);
+      const human = await nudge('list', '--status', 'pending', '--queue', 'default');
+      const lines = human.stdout.trimEnd().split('\n');
+      assert.match(lines[0] ?? '', /^ID\s+KIND\s+QUEUE\s+STATUS\s+ATTEMPTS\s+RUN AT\s+LAST ERROR$/);
+      assert.equal(lines.length, 4, 'the header and the three echo jobs');
+      const statusColumn = (lines[0] ?? '').indexOf('STATUS');
+      for (const line of lines.slice(1)) assert.equal(line.slice(statusColumn, statusColumn + 7), 'PENDING');
+    });
+
+    it('cancel, retry, and their refusals', async () => {
+      const [job] = await store.listJobs({ kind: 'echo', limit: 1 });
+      const id = String(job?.id);
+      const cancelled = await nudge('cancel', id);
+      assert.equal(cancelled.stdout, `job ${id} cancelled (was PENDING, now CANCELLED)\n`);
+      const twice = await nudge('cancel', id);
+      assert.equal(twice.code, 1);
+      assert.equal(
+        twice.stderr,
+        `nudge: job ${id} is CANCELLED: only SCHEDULED, PENDING or RUNNING jobs can be cancelled\n`,
+      );
+      const retried = await nudge('retry', id);
+      assert.match(retried.stdout, new RegExp(`^job ${id} retried \\(was CANCELLED, now PENDING\\)`));
+      assert.equal((await store.getJob(Number(id)))?.status, 'PENDING');
+      assert.equal((await nudge('retry', id)).code, 1);
+    });
+
+    it('sweep recovers an expired lease and prints the counts', async () => {
+      const [claimed] = await store.claim({
+        workerId: 'gone',
+        leaseMs: 60_000,
+        groups: [{ kinds: ['echo'], limit: 1 }],
+      });
+      assert.ok(claimed);
+      // The instance stopped heartbeating a minute ago: its lease ran out.
+      const now = await store.now();
+      await store.heartbeat(
+        [{ id: claimed.id, version: claimed.version }],
+        1000,
+        new Date(now.getTime() - 60_000),
+      );
+      const run = await nudge('sweep');
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(
+        run.stdout,
+        'swept expired leases: 1 job back to wait for a retry, 0 failed (attempts used up)\n',
+      );
+      assert.deepEqual(jsonOf(await nudge('sweep', '--json')), { requeued: 0, failed: 0, passes: 1 });
+    });
+
+    it('stats and stats --json agree with the database', async () => {
+      const now = await store.now();
+      await store.registerInstance(
+        { id: 'w1', host: 'h', pid: 1, kinds: ['echo'], version: '0.1.0', slots: { cpu: 2 } },
+        now,
+      );
+      const stats = jsonOf(await nudge('stats', '--json'));
+      const rows = await rawQuery<{ status: string; n: number | string }>(
+        db,
+        'SELECT status, count(*) AS n FROM nudge_jobs GROUP BY status',
+      );
+      const byStatus = stats.byStatus as Record<string, number>;
+      for (const row of rows) assert.equal(byStatus[row.status], Number(row.n), row.status);
+      assert.equal(
+        Object.values(byStatus).reduce((a, b) => a + b, 0),
+        rows.reduce((a, r) => a + Number(r.n), 0),
+      );
+      const kinds = await rawQuery<{ kind: string; n: number | string }>(
+        db,
+        'SELECT kind, count(*) AS n FROM nudge_jobs GROUP BY kind',
+      );
+      const byKind = stats.byKind as Record<string, Record<string, number>>;
+      for (const row of kinds)
+        assert.equal(
+          Object.values(byKind[row.kind] ?? {}).reduce((a, b) => a + b, 0),
+          Number(row.n),
+        );
+      assert.deepEqual(Object.keys(stats.byQueue as object).sort(), ['default', 'emails']);
+      assert.equal(typeof stats.oldestPendingAgeMs, 'number');
+      assert.deepEqual(stats.lastHour, { succeeded: 0, failed: 0 });
+      assert.equal(stats.failureRateLastHour, null);
+      assert.deepEqual(
+        (stats.instances as Array<{ id: string; slots: unknown }>).map((i) => [i.id, i.slots]),
+        [['w1', { cpu: 2 }]],
+      );
+      const human = await nudge('stats');
+      assert.match(
+        human.stdout,
+        /^JOBS +SCHEDULED +PENDING +RUNNING +SUCCEEDED +FAILED +CANCELLED +TOTAL\nall /,
+      );
+      assert.match(human.stdout, /\nlive instances: +1\n/);
+      assert.match(human.stdout, /\nw1 +0\.1\.0 +echo +\* +cpu 2 /);
+    });
+  });
+}

@@ -1,0 +1,115 @@
+// The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by
+// playwright-core. Jobs run on a real service; the page must show their counts, and a click on
+// Retry of a failed job must make it succeed. The screenshot goes to test/output/.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { loadConfig, startServer, type RunningServer } from '@nudge/server';
+import { FIXTURE_HANDLERS, createSqliteDatabase, waitUntil, type TestDatabase } from '../helpers/index.js';
+
+/** Where Debian's package puts Chromium; `.ci/run` installs it when missing. */
+const CHROMIUM = '/usr/bin/chromium';
+/** Where the screenshot is written. */
+export const SCREENSHOT = fileURLToPath(new URL('../../output/dashboard.png', import.meta.url));
+
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe(
+  'the dashboard in Chromium',
+  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing` },
+  () => {
+    let db: TestDatabase;
+    let server: RunningServer;
+    let browser: BrowserContext;
+    let page: Page;
+    let profile: string;
+    const okFile = join(tmpdir(), `nudge-dashboard-ok-${process.pid}`);
+
+    before(async () => {
+      db = await createSqliteDatabase();
+      server = await startServer(
+        loadConfig({
+          DATABASE_URL: db.url,
+          NUDGE_HANDLERS: fileURLToPath(FIXTURE_HANDLERS),
+          PORT: '0',
+          NUDGE_THREADS: '1',
+          NUDGE_POLL_INTERVAL_MS: '100',
+          LOG_LEVEL: 'silent',
+        }),
+      );
+      profile = mkdtempSync(join(tmpdir(), 'nudge-chromium-'));
+      // A fresh profile per run (playwright passes it as --user-data-dir).
+      browser = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        args: CHROMIUM_FLAGS,
+        viewport: { width: 1280, height: 1400 },
+      });
+      page = browser.pages()[0] ?? (await browser.newPage());
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+      await db?.drop();
+      rmSync(profile, { recursive: true, force: true });
+      rmSync(okFile, { force: true });
+    });
+
+    it('shows the counts, and Retry makes a failed job succeed', async () => {
+      const { store } = server;
+      const done = await store.enqueueMany(Array.from({ length: 3 }, () => ({ kind: 'noop' })));
+      const failing = await store.enqueue({ kind: 'failUntilFixed', payload: { okFile }, maxAttempts: 1 });
+      server.engine.requestClaim();
+      await waitUntil(async () => {
+        const counts = await store.countByStatus();
+        return counts.SUCCEEDED === done.length && counts.FAILED === 1 ? true : undefined;
+      });
+
+      await page.goto(`${server.url}/dashboard/`);
+      const count = (status: string) => page.locator(`#status-counts [data-status="${status}"] .n`);
+      await page.waitForFunction("document.querySelector('#updated')?.textContent?.startsWith('updated')");
+      await waitUntil(async () => ((await count('FAILED').textContent()) === '1' ? true : undefined), 10_000);
+      const counts = await store.countByStatus();
+      for (const status of ['SUCCEEDED', 'FAILED', 'PENDING'] as const) {
+        assert.equal(
+          await count(status).textContent(),
+          String(counts[status]),
+          `${status} as the database counts it`,
+        );
+      }
+      const row = page.locator(`#jobs tr[data-job="${failing.id}"]`);
+      assert.equal(await row.getAttribute('data-status'), 'FAILED');
+      await row.locator('a').click();
+      assert.match(await page.locator('#jobs tr.details').innerText(), /attempt 1 at .*not fixed yet/);
+
+      writeFileSync(okFile, '');
+      await row.locator('button.retry').click();
+      await waitUntil(
+        async () => ((await row.getAttribute('data-status')) === 'SUCCEEDED' ? true : undefined),
+        15_000,
+        100,
+        'the retried job to show SUCCEEDED',
+      );
+      assert.equal((await store.getJob(failing.id))?.status, 'SUCCEEDED');
+      await waitUntil(
+        async () => ((await count('SUCCEEDED').textContent()) === '4' ? true : undefined),
+        10_000,
+      );
+      mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      assert.ok(existsSync(SCREENSHOT));
+    });
+  },
+);
