@@ -18,6 +18,6 @@ export interface BuildAppOptions extends HttpAppOptions, NudgeRoutesOptions {}
  */
 export async function buildApp(options: BuildAppOptions): Promise<NudgeHttpApp> {
   const app = createHttpApp(options);
-  await app.register(nudgeRoutes, { store: options.store, engine: options.engine });
+  await app.register(nudgeRoutes, { store: options.store, engine: options.engine, metrics: options.metrics });
   return app;
 }

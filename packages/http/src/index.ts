@@ -11,3 +11,16 @@ export { isIsoDateTime } from './date-time-format.js';
 export { MAX_BATCH_JOBS, createJobBatchBodySchema } from './job-batch-route.js';
 export { batchProblemSchema, type BatchProblem } from './error-body.js';
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listJobsQuerySchema } from './job-list-route.js';
+export {
+  API_SCOPES,
+  MIN_API_KEY_LENGTH,
+  parseApiKeys,
+  allows,
+  type ApiKey,
+  type ApiScope,
+} from './api-keys.js';
+export { routeAccess, PUBLIC_ROUTES, type RouteAccess } from './route-scopes.js';
+export { DEFAULT_RATE_LIMIT_PER_MINUTE } from './install-rate-limit.js';
+export { DOCS_PREFIX } from './install-docs.js';
+export { NudgeMetrics, type NudgeMetricsOptions, type MetricsEngine } from './nudge-metrics.js';
+export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';

@@ -8,6 +8,8 @@ import { jobListRoute } from './job-list-route.js';
 import { queueRoutes } from './queue-routes.js';
 import { jobRoutes } from './job-routes.js';
 import { nudgeRoute } from './nudge-route.js';
+import { metricsRoute } from './metrics-route.js';
+import type { NudgeMetrics } from './nudge-metrics.js';
 
 /** What the routes need: where jobs live, and the engine to trigger. */
 export interface NudgeRoutesOptions {
@@ -15,23 +17,32 @@ export interface NudgeRoutesOptions {
   readonly store: Store;
   /** The engine's kinds and claim trigger; an `Engine` fits as is. */
   readonly engine: ClaimEngine;
+  /**
+   * The metrics `GET /metrics` serves; the enqueue and nudge routes count into them. Without it
+   * there is no `/metrics` route.
+   */
+  readonly metrics?: NudgeMetrics;
 }
 
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
  * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `GET /queues`,
- * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
+ * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `POST /nudge`, `GET /metrics` (given `metrics`), `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
  * shutting the engine and the store down in order is the caller's job.
  *
  * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
  * the routes rely on.
  */
-export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (app, { store, engine }) => {
-  await app.register(jobRoutes, { store, engine });
-  await app.register(jobBatchRoute, { store, engine });
+export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (
+  app,
+  { store, engine, metrics },
+) => {
+  await app.register(jobRoutes, { store, engine, metrics });
+  await app.register(jobBatchRoute, { store, engine, metrics });
   await app.register(jobListRoute, { store });
   await app.register(jobCommandRoutes, { engine });
   await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });
-  await app.register(nudgeRoute, { engine });
+  await app.register(nudgeRoute, { engine, metrics });
+  if (metrics) await app.register(metricsRoute, { metrics });
   await app.register(healthRoutes, { store });
 };

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore, type EnqueueInput } from '@nudge/store';
+import type { ApiKey } from './api-keys.js';
 import { buildApp } from './build-app.js';
+import { NudgeMetrics } from './nudge-metrics.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 
 /** An app on a fresh SQLite file, for the tests of this package. */
@@ -20,10 +22,16 @@ export const TEST_KINDS: readonly string[] = ['echo', 'sendEmail'];
 
 /**
  * Builds the app on a real SQLite store in a new temp folder (migrated unless `migrate` is
- * false) with an engine stand-in that counts claim requests.
+ * false) with an engine stand-in that counts claim requests, and metrics without an engine (so
+ * `GET /metrics` exists).
  */
 export async function createTestApp(
-  options: { migrate?: boolean; bodyLimitBytes?: number } = {},
+  options: {
+    migrate?: boolean;
+    bodyLimitBytes?: number;
+    apiKeys?: readonly ApiKey[];
+    rateLimitPerMinute?: number;
+  } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'nudge-http-'));
   const store = new SqliteStore(join(dir, 'nudge.db'));
@@ -41,7 +49,15 @@ export async function createTestApp(
     retry: (id: number) => store.retryJob(id),
     prepareEnqueue: (input: EnqueueInput) => input,
   };
-  const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
+  const metrics = new NudgeMetrics({ store, processMetrics: false });
+  const app = await buildApp({
+    store,
+    engine,
+    metrics,
+    bodyLimitBytes: options.bodyLimitBytes,
+    apiKeys: options.apiKeys,
+    rateLimitPerMinute: options.rateLimitPerMinute,
+  });
   return {
     app,
     store,
