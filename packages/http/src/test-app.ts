@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore, type EnqueueInput } from '@nudge/store';
 import type { ApiKey } from './api-keys.js';
-import { buildApp } from './build-app.js';
+import { createHttpApp } from './create-http-app.js';
+import { nudgeRoutes } from './nudge-routes.js';
 import { NudgeMetrics } from './nudge-metrics.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 
@@ -11,6 +12,11 @@ import type { NudgeHttpApp } from './nudge-http-app.js';
 export interface TestApp {
   readonly app: NudgeHttpApp;
   readonly store: SqliteStore;
+  /**
+   * Every route the app registered (collected with an `onRoute` hook, `HEAD` left out), with
+   * `hidden` for those its OpenAPI document leaves out (the documentation UI's own).
+   */
+  readonly routes: readonly { method: string; url: string; hidden: boolean }[];
   /** How many times the routes called `requestClaim` or `enqueue` (each one a claim request). */
   readonly claimRequests: () => number;
   /** Closes the app and the store, and deletes the file. */
@@ -50,17 +56,24 @@ export async function createTestApp(
     prepareEnqueue: (input: EnqueueInput) => input,
   };
   const metrics = new NudgeMetrics({ store, processMetrics: false });
-  const app = await buildApp({
-    store,
-    engine,
-    metrics,
+  const app = createHttpApp({
     bodyLimitBytes: options.bodyLimitBytes,
     apiKeys: options.apiKeys,
     rateLimitPerMinute: options.rateLimitPerMinute,
   });
+  const routes: { method: string; url: string; hidden: boolean }[] = [];
+  app.addHook('onRoute', (route) => {
+    const hidden = route.schema?.hide === true;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url, hidden });
+    }
+  });
+  await app.register(nudgeRoutes, { store, engine, metrics });
+  await app.ready();
   return {
     app,
     store,
+    routes,
     claimRequests: () => claims,
     close: async () => {
       await app.close();
