@@ -55,6 +55,9 @@ describe('loadConfig', () => {
       dbConnectTimeoutMs: 5000,
       maxOldGenerationSizeMb: 512,
       bodyLimitBytes: 1_048_576,
+      apiKeys: [],
+      allowUnauthenticated: false,
+      rateLimitPerMinute: 6000,
       logLevel: 'info',
     });
   });
@@ -82,6 +85,9 @@ describe('loadConfig', () => {
       NUDGE_DB_CONNECT_TIMEOUT_MS: '1500',
       NUDGE_MAX_OLD_GENERATION_MB: '128',
       NUDGE_BODY_LIMIT_BYTES: '2048',
+      NUDGE_API_KEYS: 'admin-key-0123456789abcdef:admin, producer-key-0123456789:enqueue+read',
+      NUDGE_ALLOW_UNAUTHENTICATED: 'false',
+      NUDGE_RATE_LIMIT_PER_MINUTE: '120',
       LOG_LEVEL: 'debug',
     });
     assert.deepEqual(config, {
@@ -108,6 +114,12 @@ describe('loadConfig', () => {
       dbConnectTimeoutMs: 1500,
       maxOldGenerationSizeMb: 128,
       bodyLimitBytes: 2048,
+      apiKeys: [
+        { key: 'admin-key-0123456789abcdef', scopes: ['admin'] },
+        { key: 'producer-key-0123456789', scopes: ['enqueue', 'read'] },
+      ],
+      allowUnauthenticated: false,
+      rateLimitPerMinute: 120,
       logLevel: 'debug',
     });
   });
@@ -176,6 +188,20 @@ describe('loadConfig', () => {
     ['NUDGE_MAX_OLD_GENERATION_MB', '8', /whole number of MB from 16/],
     ['NUDGE_BODY_LIMIT_BYTES', '0', /whole number of bytes from 1/],
     [
+      'NUDGE_API_KEYS',
+      'short:admin',
+      /^NUDGE_API_KEYS is invalid: entry 1: the key has 5 characters; use at least 16/,
+    ],
+    ['NUDGE_API_KEYS', '0123456789abcdef0:root', /^NUDGE_API_KEYS is invalid: entry 1: unknown scope "root"/],
+    ['NUDGE_API_KEYS', '0123456789abcdef0', /^NUDGE_API_KEYS is invalid: entry 1 must be KEY:SCOPE/],
+    [
+      'NUDGE_API_KEYS',
+      '0123456789abcdef0:read,0123456789abcdef0:admin',
+      /^NUDGE_API_KEYS is invalid: entry 2: the key is listed twice/,
+    ],
+    ['NUDGE_ALLOW_UNAUTHENTICATED', 'yes', /^NUDGE_ALLOW_UNAUTHENTICATED must be true or false/],
+    ['NUDGE_RATE_LIMIT_PER_MINUTE', '-1', /^NUDGE_RATE_LIMIT_PER_MINUTE must be a whole number from 0/],
+    [
       'LOG_LEVEL',
       'loud',
       /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/,
@@ -186,6 +212,36 @@ describe('loadConfig', () => {
   for (const [variable, value, message] of invalid) {
     it(`refuses ${variable}=${value}`, () => assertInvalid({ [variable]: value }, variable, message));
   }
+
+  it('listens on a loopback HOST without keys', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.1.2.3']) {
+      assert.deepEqual(load({ HOST: host }).apiKeys, [], host);
+    }
+  });
+
+  it('refuses a non-loopback HOST without keys, saying what to set', () => {
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'nudge.internal']) {
+      assertInvalid(
+        { HOST: host },
+        'HOST',
+        /^HOST is ".*" but NUDGE_API_KEYS is empty: set NUDGE_API_KEYS .* or NUDGE_ALLOW_UNAUTHENTICATED=true/,
+      );
+    }
+  });
+
+  it('serves other hosts with keys, or without them when explicitly allowed', () => {
+    assert.equal(load({ HOST: '0.0.0.0', NUDGE_API_KEYS: '0123456789abcdef0:read' }).host, '0.0.0.0');
+    const open = load({ HOST: '0.0.0.0', NUDGE_ALLOW_UNAUTHENTICATED: 'true' });
+    assert.equal(open.allowUnauthenticated, true);
+    assert.deepEqual(open.apiKeys, []);
+  });
+
+  it('never shows an API key in a refusal', () => {
+    assert.throws(
+      () => load({ NUDGE_API_KEYS: 'secret-secret-secret:root' }),
+      (e: Error) => e instanceof NudgeError && !e.message.includes('secret-secret'),
+    );
+  });
 
   it('hides the password of a refused database URL', () => {
     assertInvalid(

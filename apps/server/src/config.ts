@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { NudgeError } from '@nudge/core';
 import { sqlitePath, type Dialect } from '@nudge/store';
 import { parseQueueList, type ServedQueue } from '@nudge/engine';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, parseApiKeys, type ApiKey } from '@nudge/http';
 
 /** Log levels of pino, the logger Fastify creates; `silent` logs nothing. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -60,8 +61,23 @@ export interface ServerConfig {
   readonly maxOldGenerationSizeMb: number;
   /** `NUDGE_BODY_LIMIT_BYTES`: largest request body, in bytes. */
   readonly bodyLimitBytes: number;
+  /** `NUDGE_API_KEYS`: the keys the API accepts, with their scopes; empty leaves the API open. */
+  readonly apiKeys: readonly ApiKey[];
+  /** `NUDGE_ALLOW_UNAUTHENTICATED`: serve the API without keys on a non-loopback `host`. */
+  readonly allowUnauthenticated: boolean;
+  /** `NUDGE_RATE_LIMIT_PER_MINUTE`: most requests per minute per key (per address without keys); 0 is no limit. */
+  readonly rateLimitPerMinute: number;
   /** `LOG_LEVEL`: the least severe level logged. */
   readonly logLevel: LogLevel;
+}
+
+/**
+ * Whether `host` only accepts connections from this machine: `localhost`, `127.0.0.0/8`, `::1`
+ * (or `::ffff:127.…`).
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 /** Longest delay `setTimeout` honours, in ms (2^31 - 1); longer ones fire at once. */
@@ -157,6 +173,24 @@ function envSchema(cwd: string) {
     NUDGE_DB_CONNECT_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_MAX_OLD_GENERATION_MB: wholeNumber(16, 1_048_576, 512, ' of MB'),
     NUDGE_BODY_LIMIT_BYTES: wholeNumber(1, 1_073_741_824, 1_048_576, ' of bytes'),
+    NUDGE_API_KEYS: z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        try {
+          return parseApiKeys(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .describe('KEY:SCOPE[+SCOPE] entries separated by commas (scopes: enqueue, read, admin)'),
+    NUDGE_ALLOW_UNAUTHENTICATED: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true')
+      .describe('true or false'),
+    NUDGE_RATE_LIMIT_PER_MINUTE: wholeNumber(0, 100_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE),
     LOG_LEVEL: z
       .enum(LOG_LEVELS)
       .default('info')
@@ -247,10 +281,18 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Databa
  * @param env - the variables; other variables are ignored (default: `process.env`)
  * @param cwd - the directory relative paths start from (default: `process.cwd()`)
  * @throws NudgeError `INVALID_CONFIG` with a one-line message naming each invalid variable and its
- *   accepted form, such as `NUDGE_THREADS must be a whole number from 1 to 1024 (got "abc")`
+ *   accepted form, such as `NUDGE_THREADS must be a whole number from 1 to 1024 (got "abc")`; or
+ *   when `HOST` is not a loopback address while `NUDGE_API_KEYS` is empty and
+ *   `NUDGE_ALLOW_UNAUTHENTICATED` is not `true` (the message says what to set)
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
   const e = parseVariables(envSchema(cwd), env);
+  if (e.NUDGE_API_KEYS.length === 0 && !e.NUDGE_ALLOW_UNAUTHENTICATED && !isLoopbackHost(e.HOST)) {
+    throw new NudgeError(
+      'INVALID_CONFIG',
+      `HOST is ${quote(e.HOST)} but NUDGE_API_KEYS is empty: set NUDGE_API_KEYS (such as "$(openssl rand -hex 24):admin") to require keys, or NUDGE_ALLOW_UNAUTHENTICATED=true to serve the API to the network without them`,
+    );
+  }
   return {
     databaseUrl: e.DATABASE_URL,
     dialect: dialectOf(e.DATABASE_URL),
@@ -275,6 +317,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     dbConnectTimeoutMs: e.NUDGE_DB_CONNECT_TIMEOUT_MS,
     maxOldGenerationSizeMb: e.NUDGE_MAX_OLD_GENERATION_MB,
     bodyLimitBytes: e.NUDGE_BODY_LIMIT_BYTES,
+    apiKeys: e.NUDGE_API_KEYS,
+    allowUnauthenticated: e.NUDGE_ALLOW_UNAUTHENTICATED,
+    rateLimitPerMinute: e.NUDGE_RATE_LIMIT_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -75,6 +75,56 @@ describe('node apps/server/dist/main.js', () => {
     assert.equal(stdout, '');
   });
 
+  it('refuses to listen beyond loopback without API keys, saying what to set', async () => {
+    const child = spawn(process.execPath, [MAIN], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, ...env, HOST: '0.0.0.0' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 1);
+    assert.match(
+      stderr,
+      /^INVALID_CONFIG: HOST is "0\.0\.0\.0" but NUDGE_API_KEYS is empty: set NUDGE_API_KEYS .* or NUDGE_ALLOW_UNAUTHENTICATED=true .*\n$/,
+    );
+  });
+
+  it('says at start that the API is open on loopback only when no key is configured', async () => {
+    const server = await spawnServer({ cwd: dir, env });
+    servers.push(server);
+    await waitForLine(
+      server,
+      /no API keys \(NUDGE_API_KEYS is empty\): the API is open, so it listens on 127\.0\.0\.1 only/,
+    );
+    assert.equal(await server.stop('SIGTERM'), 0);
+  });
+
+  it('with keys: 401 without one, 403 with the wrong scope, 201 with the right one; probes open', async () => {
+    const producer = 'producer-key-0123456789ab';
+    const reader = 'reader-key-0123456789abcd';
+    const server = await spawnServer({
+      cwd: dir,
+      env: { ...env, NUDGE_API_KEYS: `${producer}:enqueue+read,${reader}:read` },
+    });
+    servers.push(server);
+    const post = (key?: string) =>
+      fetch(`${server.url}/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        body: JSON.stringify({ kind: 'echo' }),
+      });
+    assert.equal((await post()).status, 401);
+    assert.equal((await post(reader)).status, 403);
+    assert.equal((await post(producer)).status, 201);
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    assert.equal((await fetch(`${server.url}/metrics`)).status, 401);
+    const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${reader}` } });
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /^nudge_jobs_enqueued_total\{kind="echo",queue="default"\} 1$/m);
+    assert.equal(await server.stop('SIGTERM'), 0);
+  });
+
   it('spawnServer rejects, quoting stderr, when the server exits before listening', async () => {
     await assert.rejects(
       spawnServer({ cwd: dir, env: { ...env, NUDGE_LEASE_MS: '10' } }),

@@ -1,6 +1,6 @@
 import { Engine } from '@nudge/engine';
 import { dashboardPlugin } from '@nudge/dashboard';
-import { createHttpApp, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
+import { createHttpApp, NudgeMetrics, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
 import { NUDGE_VERSION } from './nudge-version.js';
@@ -26,7 +26,10 @@ export interface RunningServer {
  * Starts the service in this process: opens the store `config.databaseUrl` names and migrates
  * it, starts the engine's threads on the handler module, registers the routes, listens on
  * `host:port`, then starts claiming, and logs one `info` line:
- * `listening on http://HOST:PORT (sqlite, 4 threads, kinds: a, b)`.
+ * `listening on http://HOST:PORT (sqlite, 4 threads, kinds: a, b)`, then one line on API keys
+ * (a warning when there are none: the API is open, which `loadConfig` allows on a loopback
+ * `HOST` only, unless `NUDGE_ALLOW_UNAUTHENTICATED=true`). `GET /metrics` counts this engine's
+ * events (see `NudgeMetrics`).
  *
  * The engine starts only once the port is bound, so a server that cannot listen never claims a
  * job. On any failure, whatever was started is stopped again before the error is rethrown.
@@ -36,17 +39,24 @@ export interface RunningServer {
  * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
  */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  const app = createHttpApp({ logger: { level: config.logLevel }, bodyLimitBytes: config.bodyLimitBytes });
+  const app = createHttpApp({
+    logger: { level: config.logLevel },
+    bodyLimitBytes: config.bodyLimitBytes,
+    apiKeys: config.apiKeys,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+  });
   const store = createStore(config.databaseUrl, {
     queryTimeoutMs: config.dbTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     logger: app.log,
   });
   let engine: Engine | undefined;
+  let metrics: NudgeMetrics | undefined;
   let stopping: Promise<void> | undefined;
   const stopBackground = (): Promise<void> =>
     (stopping ??= (async () => {
       try {
+        metrics?.close();
         await engine?.stop();
       } finally {
         await store.close();
@@ -78,7 +88,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       version: NUDGE_VERSION,
       logger: app.log,
     });
-    await app.register(nudgeRoutes, { store, engine, instanceLiveWithinMs: 2 * config.leaseMs });
+    metrics = new NudgeMetrics({ store, engine });
+    await app.register(nudgeRoutes, { store, engine, metrics, instanceLiveWithinMs: 2 * config.leaseMs });
     await app.register(dashboardPlugin);
     await app.listen({ host: config.host, port: config.port });
     engine.start();
@@ -98,6 +109,19 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     { url, dialect: store.dialect, slots, kinds: Object.fromEntries(engine.kindClasses) },
     `listening on ${url} (${store.dialect}, ${threads.join(', ')}, kinds: ${kinds.join(', ')}, queues: ${describeQueues(config.queues)})`,
   );
+  if (config.apiKeys.length === 0) {
+    app.log.warn(
+      { host: config.host },
+      config.allowUnauthenticated
+        ? `no API keys (NUDGE_API_KEYS is empty) and NUDGE_ALLOW_UNAUTHENTICATED=true: anyone who reaches ${url} may enqueue, cancel and retry jobs`
+        : `no API keys (NUDGE_API_KEYS is empty): the API is open, so it listens on ${config.host} only; set NUDGE_API_KEYS to serve other hosts`,
+    );
+  } else {
+    app.log.info(
+      { keys: config.apiKeys.length },
+      `API keys required on every route but /healthz and /readyz (${config.apiKeys.length} keys)`,
+    );
+  }
   let closing: Promise<void> | undefined;
   return { app, engine, store, url, close: () => (closing ??= app.close()) };
 }

@@ -28,6 +28,15 @@ export const ERROR_CODES = {
     summary:
       'The job is in a status the operation does not apply to (cancel a finished job, retry a running one).',
   },
+  UNAUTHORIZED: {
+    status: 401,
+    summary: 'API keys are configured and the request has no valid `Authorization: Bearer <key>`.',
+  },
+  FORBIDDEN: { status: 403, summary: "The API key is valid but lacks the route's scope." },
+  RATE_LIMITED: {
+    status: 429,
+    summary: 'The API key (or client address) sent more requests than its limit per minute.',
+  },
   JOB_NOT_FOUND: { status: 404, summary: 'No job has that id.' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'No route matches the method and path.' },
   BODY_TOO_LARGE: { status: 413, summary: 'The body is larger than the configured limit.' },

@@ -30,7 +30,7 @@ function failure(
   };
   if (permanent) input.permanent = true;
   if (progressJson !== undefined) input.progressJson = progressJson;
-  return { type: 'fail', input };
+  return { type: 'fail', input, job: attempt.job };
 }
 
 /**
@@ -58,9 +58,9 @@ export function outcomeOfResult(
     if (progressJson !== undefined) input.progressJson = progressJson;
     const followUps = result[5];
     if (followUps && followUps.length > 0) input.followUps = toFollowUpInputs(followUps);
-    return { type: 'complete', input };
+    return { type: 'complete', input, job: attempt.job };
   }
-  if (reason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
+  if (reason === 'shutdown') return { type: 'release', input: leaseOf(attempt), job: attempt.job };
   const error =
     reason === 'timeout'
       ? `timed out after ${context.timeoutMs(attempt.job.kind)} ms: ${result[3]}`
@@ -93,7 +93,8 @@ export function outcomeOfLoss(
   latestProgress?: string,
 ): Outcome | undefined {
   if (attempt.abortReason === 'lease-lost' || attempt.abortReason === 'cancelled') return undefined;
-  if (attempt.abortReason === 'shutdown') return { type: 'release', input: leaseOf(attempt) };
+  if (attempt.abortReason === 'shutdown')
+    return { type: 'release', input: leaseOf(attempt), job: attempt.job };
   const thread = (reason: 'timeout' | undefined) => ({
     reason,
     jobTimeoutMs: context.timeoutMs(attempt.job.kind),
@@ -103,6 +104,7 @@ export function outcomeOfLoss(
   if (attempt.abortReason === 'timeout') {
     return failure(attempt, describeThreadFailure(end.cause, thread('timeout')), context, latestProgress);
   }
-  if (end.terminated || end.culpritKnown) return { type: 'release', input: leaseOf(attempt) };
+  if (end.terminated || end.culpritKnown)
+    return { type: 'release', input: leaseOf(attempt), job: attempt.job };
   return failure(attempt, describeThreadFailure(end.cause, thread(undefined)), context, latestProgress);
 }

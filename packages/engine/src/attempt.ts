@@ -8,6 +8,8 @@ export type AbortReason = 'timeout' | 'lease-lost' | 'cancelled' | 'shutdown';
 export interface Attempt {
   readonly job: ClaimedJob;
   readonly execution: ExecutionClass;
+  /** When the attempt was handed to its thread, from `performance.now()`, in ms. */
+  readonly startedAt: number;
   /** Set once the engine asked the attempt to stop; the first reason wins. */
   abortReason?: AbortReason;
 }

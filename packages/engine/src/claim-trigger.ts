@@ -1,3 +1,11 @@
+/** Claim requests counted by a {@link ClaimTrigger}. */
+export interface TriggerCounts {
+  /** Every call of `request` (poll timer, nudges, enqueues, freed slots, notifications). */
+  readonly requested: number;
+  /** Requests that ran no pass of their own: folded into one more pass after the running one. */
+  readonly coalesced: number;
+}
+
 /**
  * The one path to a claim. The poll timer, `POST /nudge`, an enqueue and a freed slot all call
  * {@link request}. Up to `maxInFlight` passes run at once (so a second claim can go to the
@@ -10,6 +18,8 @@ export class ClaimTrigger {
   readonly #maxInFlight: number;
   readonly #running = new Set<Promise<void>>();
   #again = false;
+  #requested = 0;
+  #coalesced = 0;
 
   /**
    * @param pass - one claim pass; resolves `true` to run again at once
@@ -20,17 +30,32 @@ export class ClaimTrigger {
     this.#maxInFlight = maxInFlight;
   }
 
+  /**
+   * Claim requests so far, and how many of them coalesced: they came while `maxInFlight` passes
+   * ran and were folded into one more pass (a pass already owed counts as coalescing too).
+   */
+  get counts(): TriggerCounts {
+    return { requested: this.#requested, coalesced: this.#coalesced };
+  }
+
   /** Asks for a claim pass; returns at once. */
   request(): void {
+    this.#requested += 1;
+    this.#start(true);
+  }
+
+  #start(counted: boolean): void {
     if (this.#running.size >= this.#maxInFlight) {
       this.#again = true;
+      if (counted) this.#coalesced += 1;
       return;
     }
     const run: Promise<void> = this.#loop().finally(() => {
       this.#running.delete(run);
       if (this.#again) {
         this.#again = false;
-        this.request();
+        // The pass owed for coalesced requests is not a request of its own.
+        this.#start(false);
       }
     });
     this.#running.add(run);

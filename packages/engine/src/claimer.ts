@@ -1,7 +1,7 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
 import type { ClaimGroup, ClaimedJob, Store } from '@nudge/store';
 import type { QueueServing } from './queue-serving.js';
-import { ClaimTrigger } from './claim-trigger.js';
+import { ClaimTrigger, type TriggerCounts } from './claim-trigger.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
 
@@ -102,6 +102,14 @@ export class Claimer {
     return this.#trigger.idle();
   }
 
+  /**
+   * Claim requests that reached the trigger, and how many of them coalesced into a pass already
+   * owed (see {@link TriggerCounts}); requests made while no slot was free are not among them.
+   */
+  get requestCounts(): TriggerCounts {
+    return this.#trigger.counts;
+  }
+
   /** Asks for a claim pass (coalesced); returns at once. Nothing happens when no slot is free. */
   request(): void {
     if (!this.#running) return;
@@ -173,6 +181,7 @@ export class Claimer {
       return { claimed: 0, limit: 0 };
     }
     this.#options.emit('claim:query', { limit });
+    const queryStart = performance.now();
     const skippedBefore = this.#skipped;
     let jobs: ClaimedJob[] = [];
     try {
@@ -205,7 +214,12 @@ export class Claimer {
       if (groupLimit > claimed) gaveBack = true;
       this.#options.unreserve(execution, groupLimit - claimed);
     });
-    this.#options.emit(jobs.length > 0 ? 'claim:claimed' : 'claim:empty', { count: jobs.length, limit });
+    const durationMs = performance.now() - queryStart;
+    this.#options.emit(jobs.length > 0 ? 'claim:claimed' : 'claim:empty', {
+      count: jobs.length,
+      limit,
+      durationMs,
+    });
     if (jobs.length > 0) this.#options.start(jobs);
     // After the start: the started jobs now count as running in their queues.
     endQueueHolds(jobs);

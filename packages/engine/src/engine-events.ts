@@ -5,6 +5,13 @@ import type { RescueResult } from './rescuer.js';
 import type { ScheduleResult } from './scheduler.js';
 import type { UnhandledKindsRun } from './unhandled-kinds.js';
 
+/** What metrics and logs say of a job: its kind, its queue and the attempt's number (from 1). */
+export interface JobLabels {
+  readonly kind: string;
+  readonly queue: string;
+  readonly attempt: number;
+}
+
 /**
  * Events an {@link Engine} emits, by name, with their argument. Tests await these instead of
  * sleeping; metrics can count them.
@@ -12,20 +19,25 @@ import type { UnhandledKindsRun } from './unhandled-kinds.js';
 export interface EngineEvents {
   /** A claim query is about to run with this limit (free slots, summed over classes). */
   'claim:query': { limit: number };
-  /** A claim returned jobs. */
-  'claim:claimed': { count: number; limit: number };
-  /** A claim returned nothing. */
-  'claim:empty': { count: number; limit: number };
+  /** A claim returned jobs; `durationMs` is the claim query's round trip, in ms. */
+  'claim:claimed': { count: number; limit: number; durationMs: number };
+  /** A claim returned nothing; `durationMs` is the claim query's round trip, in ms. */
+  'claim:empty': { count: number; limit: number; durationMs: number };
   /** A claim query failed; the poll loop tries again. */
   'claim:error': { error: unknown };
   /** A claimed job was handed to a thread. */
   'job:started': { job: ClaimedJob };
+  /**
+   * An attempt's handler ended (result reported, or its thread lost); `durationMs` is the time
+   * from handing it to its thread to its end, in ms. Its outcome is written next.
+   */
+  'job:ended': { job: ClaimedJob; execution: ExecutionClass; durationMs: number };
   /** A success was recorded. */
-  'job:succeeded': JobLease;
+  'job:succeeded': JobLease & JobLabels;
   /** A failure was recorded: `status` is `SCHEDULED` or `PENDING` for a retry, `FAILED` when final. */
-  'job:failed': FailOutcome & { error: string; retryDelayMs: number };
+  'job:failed': FailOutcome & JobLabels & { error: string; retryDelayMs: number };
   /** A running job was given back (shutdown, or its thread was terminated for a neighbour). */
-  'job:released': JobLease;
+  'job:released': JobLease & JobLabels;
   /** The attempt no longer owns its row; its outcome is discarded. */
   'job:lease-lost': JobLease;
   /**
@@ -33,6 +45,8 @@ export interface EngineEvents {
    * heartbeat, or cancelled through this instance); its outcome is discarded.
    */
   'job:cancelled': JobLease;
+  /** A cancel or retry through this engine (`Engine.cancel`, `Engine.retry`) changed a job. */
+  'command:done': { command: 'cancel' | 'retry'; id: number; kind: string; queue: string };
   /** Progress values were written: `sent` in one statement, `written` of them still held their lease. */
   'progress:written': { sent: number; written: number };
   /**
@@ -41,6 +55,11 @@ export interface EngineEvents {
    * follow-up whose idempotency key existed is counted but was not inserted.
    */
   'job:followed-up': JobLease & { followUps: number; due: boolean; nextDelayMs: number | null };
+  /**
+   * A worker thread ended under `attempts` running attempts: it crashed (`terminated` false), or
+   * the engine terminated it (a timeout past the abort grace, shutdown). It is replaced.
+   */
+  'thread:lost': { execution: ExecutionClass; terminated: boolean; attempts: number };
   /** Slots of a class became free. */
   'slot:freed': { free: number; execution: ExecutionClass };
   /** Leases of running jobs were renewed. */

@@ -4,6 +4,7 @@ import { EXECUTION_CLASSES, retryDelayMs, type BackoffOptions, type ExecutionCla
 import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
 import { selfClaimEnqueue } from './self-claim-enqueue.js';
 import { Claimer } from './claimer.js';
+import type { TriggerCounts } from './claim-trigger.js';
 import type { EngineEvents } from './engine-events.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { Executor } from './executor.js';
@@ -19,6 +20,7 @@ import type { KindInfo } from './threads/handler.js';
 import { startThreadPools } from './threads/start-thread-pools.js';
 import type { ThreadPool } from './threads/thread-pool.js';
 import { NewJobsWaker } from './new-jobs-waker.js';
+import { jobLogFields } from './job-log-fields.js';
 import { UnhandledKindsFailer, type UnhandledKindsRun } from './unhandled-kinds.js';
 
 /** Slots of one execution class. */
@@ -261,6 +263,14 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#waker.start();
   }
 
+  /**
+   * Claim requests that reached the claim trigger since the engine was created, and how many of
+   * them coalesced into a pass already owed instead of running one of their own.
+   */
+  get claimRequests(): TriggerCounts {
+    return this.#claimer.requestCounts;
+  }
+
   /** Asks for a claim pass (coalesced); does nothing before {@link start} or after {@link stop}. */
   requestClaim(): void {
     if (this.#started && !this.#stopping) this.#claimer.request();
@@ -302,6 +312,9 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    */
   async cancel(id: number): Promise<JobCommandResult> {
     const result = await this.options.store.cancelJob(id);
+    if (result.outcome === 'changed') {
+      this.emit('command:done', { command: 'cancel', id, kind: result.job.kind, queue: result.job.queue });
+    }
     if (
       result.outcome === 'changed' &&
       result.previous === 'RUNNING' &&
@@ -310,7 +323,8 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       // The cancel bumped the version by one: the attempt ran under the one before.
       const lease = { id, version: result.job.version - 1 };
       for (const aborted of this.#executor.loseLeases([lease], new Set([id]))) {
-        this.emit('job:cancelled', aborted);
+        this.options.logger.info(jobLogFields(aborted), 'job cancelled: aborting the attempt');
+        this.emit('job:cancelled', { id: aborted.id, version: aborted.version });
       }
     }
     return result;
@@ -319,7 +333,10 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   /** Retries a failed or cancelled job (see `Store.retryJob`) and asks for a claim. */
   async retry(id: number): Promise<JobCommandResult> {
     const result = await this.options.store.retryJob(id);
-    if (result.outcome === 'changed') this.requestClaim();
+    if (result.outcome === 'changed') {
+      this.emit('command:done', { command: 'retry', id, kind: result.job.kind, queue: result.job.queue });
+      this.requestClaim();
+    }
     return result;
   }
 

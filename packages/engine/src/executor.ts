@@ -3,6 +3,7 @@ import type { ClaimedJob, JobLease } from '@nudge/store';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
 import { leaseOf, type AbortReason, type Attempt } from './attempt.js';
 import { DeadlineWheel } from './deadline-wheel.js';
+import { jobLogFields } from './job-log-fields.js';
 import { QueueSlots } from './queue-slots.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
@@ -141,7 +142,7 @@ export class Executor {
       this.#held.set(job.id, lease);
       const execution = this.#parts.kinds.get(job.kind);
       if (this.#stopping) {
-        this.#parts.writer.push({ type: 'release', input: lease });
+        this.#parts.writer.push({ type: 'release', input: lease, job });
         continue;
       }
       if (execution === undefined || !this.#parts.pools.has(execution)) {
@@ -150,10 +151,11 @@ export class Executor {
         this.#parts.writer.push({
           type: 'fail',
           input: { ...lease, error, retryDelayMs: 0, permanent: true },
+          job,
         });
         continue;
       }
-      this.#attempts.set(job.id, { job, execution });
+      this.#attempts.set(job.id, { job, execution, startedAt: now });
       this.#queues.started(job.queue);
       this.#deadlines.add(job.id, now + this.#parts.outcomes.timeoutMs(job.kind));
       const list = byClass.get(execution);
@@ -169,10 +171,12 @@ export class Executor {
   /** Thread results arrived: write their outcomes and free their slots. */
   onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void {
     const queues = new Set<string>();
+    const now = performance.now();
     for (const result of results) {
       const attempt = this.#finish(result[0], result[1]);
       if (!attempt) continue;
       queues.add(attempt.job.queue);
+      this.#parts.emit('job:ended', { job: attempt.job, execution, durationMs: now - attempt.startedAt });
       const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
       this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes, latest));
     }
@@ -199,15 +203,23 @@ export class Executor {
     const end = { cause, terminated, culpritKnown: lost.some((l) => l.culpritError !== undefined) };
     const finished: Array<[Attempt, LostAttempt]> = [];
     const queues = new Set<string>();
+    const now = performance.now();
     for (const entry of lost) {
       const attempt = this.#finish(entry.id, entry.version);
       if (!attempt) continue;
       finished.push([attempt, entry]);
       queues.add(attempt.job.queue);
+      this.#parts.emit('job:ended', { job: attempt.job, execution, durationMs: now - attempt.startedAt });
     }
+    this.#parts.emit('thread:lost', { execution, terminated, attempts: finished.length });
     const timedOut = finished.some(([a]) => a.abortReason === 'timeout');
     this.#parts.options.logger.warn(
-      { err: cause, execution, jobIds: finished.map(([a]) => a.job.id), terminated },
+      {
+        err: cause,
+        execution,
+        terminated,
+        jobs: finished.map(([{ job }]) => jobLogFields(job)),
+      },
       terminated
         ? `terminated a ${execution} thread${timedOut ? ' running a job that ignored its abort signal' : ''}`
         : `a ${execution} thread died; it was replaced`,
@@ -234,9 +246,9 @@ export class Executor {
    * aborted (`ctx.signal` fires; the thread is terminated if the handler ignores it past the abort
    * grace) and will write nothing. Ids in `cancelled` are aborted as cancelled. A lease whose outcome
    * was written meanwhile is simply no longer held.
-   * @returns the leases of the attempts aborted
+   * @returns the jobs of the attempts aborted (each also its lease)
    */
-  loseLeases(leases: readonly JobLease[], cancelled: ReadonlySet<number> = new Set()): JobLease[] {
+  loseLeases(leases: readonly JobLease[], cancelled: ReadonlySet<number> = new Set()): ClaimedJob[] {
     const aborted: Attempt[] = [];
     for (const lease of leases) {
       const attempt = this.#attempts.get(lease.id);
@@ -255,7 +267,7 @@ export class Executor {
       aborted.filter((a) => cancelled.has(a.job.id)),
       'cancelled',
     );
-    return aborted.map(leaseOf);
+    return aborted.map((attempt) => attempt.job);
   }
 
   /** Outcomes of these leases are settled in the database. */

@@ -1,5 +1,7 @@
 export { Engine, type SlotCounts } from './engine.js';
-export type { EngineEvents, EngineEventName } from './engine-events.js';
+export type { EngineEvents, EngineEventName, JobLabels } from './engine-events.js';
+export type { TriggerCounts } from './claim-trigger.js';
+export { jobLogFields, type JobLogFields } from './job-log-fields.js';
 export { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 export type {
   FollowUpOptions,

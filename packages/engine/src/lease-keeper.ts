@@ -1,7 +1,8 @@
 import type { Logger } from '@nudge/core';
-import type { InstanceInput, JobLease, Store } from '@nudge/store';
+import type { ClaimedJob, InstanceInput, JobLease, Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
+import { jobLogFields } from './job-log-fields.js';
 
 /** Options of a {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
@@ -23,7 +24,7 @@ export interface LeaseKeeperOptions {
    * Leases not found: abort the attempts still running under them, as cancelled for the ids in
    * `cancelled`. @returns the leases aborted
    */
-  readonly onLost: (leases: readonly JobLease[], cancelled: ReadonlySet<number>) => JobLease[];
+  readonly onLost: (leases: readonly JobLease[], cancelled: ReadonlySet<number>) => ClaimedJob[];
 }
 
 /** What one heartbeat did. */
@@ -99,17 +100,11 @@ export class LeaseKeeper {
       const lost = gone.length === 0 ? [] : this.#options.onLost(gone, cancelled);
       for (const lease of lost) {
         if (cancelled.has(lease.id)) {
-          this.#options.logger.info(
-            { jobId: lease.id, version: lease.version },
-            'job cancelled: aborting the attempt',
-          );
-          this.#options.emit('job:cancelled', lease);
+          this.#options.logger.info(jobLogFields(lease), 'job cancelled: aborting the attempt');
+          this.#options.emit('job:cancelled', { id: lease.id, version: lease.version });
         } else {
-          this.#options.logger.warn(
-            { jobId: lease.id, version: lease.version },
-            'lease lost: aborting the attempt',
-          );
-          this.#options.emit('job:lease-lost', lease);
+          this.#options.logger.warn(jobLogFields(lease), 'lease lost: aborting the attempt');
+          this.#options.emit('job:lease-lost', { id: lease.id, version: lease.version });
         }
       }
       result = { renewed: held.length, lost: lost.length };

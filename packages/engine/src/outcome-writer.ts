@@ -1,12 +1,18 @@
 import type { Logger } from '@nudge/core';
 import type { CompleteInput, FailInput, JobLease, Store } from '@nudge/store';
-import type { EmitEngineEvent } from './engine-events.js';
+import type { EmitEngineEvent, JobLabels } from './engine-events.js';
 
-/** The outcome of one attempt, to be written to the store. */
+/** The outcome of one attempt, to be written to the store, with the job it is of (for events and logs). */
 export type Outcome =
-  | { readonly type: 'complete'; readonly input: CompleteInput }
-  | { readonly type: 'fail'; readonly input: FailInput }
-  | { readonly type: 'release'; readonly input: JobLease };
+  | { readonly type: 'complete'; readonly input: CompleteInput; readonly job: JobLabels }
+  | { readonly type: 'fail'; readonly input: FailInput; readonly job: JobLabels }
+  | { readonly type: 'release'; readonly input: JobLease; readonly job: JobLabels };
+
+/** The labels of a job the writer knows nothing of (never the case for outcomes it was given). */
+const UNKNOWN_JOB: JobLabels = { kind: '', queue: '', attempt: 0 };
+
+/** The job of each outcome of a batch, by job id. */
+type LabelsById = ReadonlyMap<number, JobLabels>;
 
 /** Options of an {@link OutcomeWriter}. */
 export interface OutcomeWriterOptions {
@@ -87,15 +93,17 @@ export class OutcomeWriter {
     const completes: CompleteInput[] = [];
     const fails: FailInput[] = [];
     const releases: JobLease[] = [];
+    const labels = new Map<number, JobLabels>();
     for (const outcome of batch) {
+      labels.set(outcome.input.id, outcome.job);
       if (outcome.type === 'complete') completes.push(outcome.input);
       else if (outcome.type === 'fail') fails.push(outcome.input);
       else releases.push(outcome.input);
     }
     const steps: Array<[Outcome['type'], readonly JobLease[], () => Promise<void>]> = [
-      ['complete', completes, () => this.#writeCompletes(completes)],
-      ['fail', fails, () => this.#writeFails(fails)],
-      ['release', releases, () => this.#writeReleases(releases)],
+      ['complete', completes, () => this.#writeCompletes(completes, labels)],
+      ['fail', fails, () => this.#writeFails(fails, labels)],
+      ['release', releases, () => this.#writeReleases(releases, labels)],
     ];
     for (const [index, [type, inputs, write]] of steps.entries()) {
       if (inputs.length === 0) continue;
@@ -139,11 +147,14 @@ export class OutcomeWriter {
     this.#unloggedFailures = 0;
   }
 
-  async #writeCompletes(inputs: readonly CompleteInput[]): Promise<void> {
+  async #writeCompletes(inputs: readonly CompleteInput[], labels: LabelsById): Promise<void> {
     const written = await this.#options.store.complete(inputs);
-    for (const lease of written) this.#options.emit('job:succeeded', lease);
+    for (const lease of written) {
+      const { kind, queue, attempt } = labels.get(lease.id) ?? UNKNOWN_JOB;
+      this.#options.emit('job:succeeded', { id: lease.id, version: lease.version, kind, queue, attempt });
+    }
     if (inputs.some((input) => input.followUps !== undefined)) this.#reportFollowUps(inputs, written);
-    this.#reportLost('complete', inputs, written);
+    this.#reportLost('complete', inputs, written, labels);
   }
 
   #reportFollowUps(inputs: readonly CompleteInput[], written: readonly JobLease[]): void {
@@ -161,32 +172,54 @@ export class OutcomeWriter {
     }
   }
 
-  async #writeFails(inputs: readonly FailInput[]): Promise<void> {
+  async #writeFails(inputs: readonly FailInput[], labels: LabelsById): Promise<void> {
     const written = await this.#options.store.fail(inputs);
     const byId = new Map(inputs.map((input) => [input.id, input]));
     for (const outcome of written) {
       const input = byId.get(outcome.id);
+      const { kind, queue, attempt } = labels.get(outcome.id) ?? UNKNOWN_JOB;
       this.#options.emit('job:failed', {
         ...outcome,
+        kind,
+        queue,
+        attempt,
         error: input?.error ?? '',
         retryDelayMs: input?.retryDelayMs ?? 0,
       });
+      if (outcome.status === 'FAILED') {
+        this.#options.logger.warn(
+          { jobId: outcome.id, kind, queue, attempt, version: outcome.version, error: input?.error },
+          'job failed for good',
+        );
+      }
     }
-    this.#reportLost('fail', inputs, written);
+    this.#reportLost('fail', inputs, written, labels);
   }
 
-  async #writeReleases(inputs: readonly JobLease[]): Promise<void> {
+  async #writeReleases(inputs: readonly JobLease[], labels: LabelsById): Promise<void> {
     const written = await this.#options.store.release(inputs);
-    for (const lease of written) this.#options.emit('job:released', lease);
-    this.#reportLost('release', inputs, written);
+    for (const lease of written) {
+      const { kind, queue, attempt } = labels.get(lease.id) ?? UNKNOWN_JOB;
+      this.#options.emit('job:released', { id: lease.id, version: lease.version, kind, queue, attempt });
+    }
+    this.#reportLost('release', inputs, written, labels);
   }
 
-  #reportLost(type: Outcome['type'], sent: readonly JobLease[], written: readonly JobLease[]): void {
+  #reportLost(
+    type: Outcome['type'],
+    sent: readonly JobLease[],
+    written: readonly JobLease[],
+    labels: LabelsById,
+  ): void {
     if (written.length === sent.length) return;
     const recorded = new Set(written.map((lease) => lease.id));
     for (const { id, version } of sent) {
       if (recorded.has(id)) continue;
-      this.#options.logger.warn({ jobId: id, version, outcome: type }, 'lease lost: outcome discarded');
+      const { kind, queue, attempt } = labels.get(id) ?? UNKNOWN_JOB;
+      this.#options.logger.warn(
+        { jobId: id, kind, queue, attempt, version, outcome: type },
+        'lease lost: outcome discarded',
+      );
       this.#options.emit('job:lease-lost', { id, version });
     }
   }

@@ -62,6 +62,9 @@ export async function selfClaimEnqueue(parts: SelfClaimParts, input: EnqueueInpu
     return job;
   }
   const { id, version, kind, queue, attempts } = job;
-  executor.start([{ id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts }]);
+  // Inserted already claimed: it waited no time at all.
+  executor.start([
+    { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts, waitMs: 0 },
+  ]);
   return job;
 }

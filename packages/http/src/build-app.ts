@@ -21,6 +21,7 @@ export async function buildApp(options: BuildAppOptions): Promise<NudgeHttpApp> 
   await app.register(nudgeRoutes, {
     store: options.store,
     engine: options.engine,
+    metrics: options.metrics,
     ...(options.instanceLiveWithinMs !== undefined && { instanceLiveWithinMs: options.instanceLiveWithinMs }),
   });
   return app;

@@ -1,7 +1,12 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ApiKey } from './api-keys.js';
 import { registerDateTimeFormat } from './date-time-format.js';
 import { installErrorHandling } from './error-handling.js';
+import { installAuth } from './install-auth.js';
+import { installDocs } from './install-docs.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, installRateLimit } from './install-rate-limit.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 import { typeboxValidatorCompiler } from './typebox-validator-compiler.js';
 
@@ -21,23 +26,50 @@ export interface HttpAppOptions {
    * @defaultValue false
    */
   readonly logger?: FastifyServerOptions['logger'];
+  /**
+   * The API keys accepted (see `parseApiKeys`); every route but `GET /healthz` and `GET /readyz`
+   * then needs one with the route's scope. Empty: the API is open.
+   * @defaultValue []
+   */
+  readonly apiKeys?: readonly ApiKey[];
+  /**
+   * Most requests per minute per API key (per client address without keys); `0` is no limit.
+   * @defaultValue {@link DEFAULT_RATE_LIMIT_PER_MINUTE} (6000)
+   */
+  readonly rateLimitPerMinute?: number;
+  /**
+   * The `info.version` of the OpenAPI document at `/docs/json`.
+   * @defaultValue '0.1.0'
+   */
+  readonly version?: string;
 }
 
 /**
  * Creates the Fastify instance nudge's routes run in, with no routes yet: TypeBox schemas
  * compiled by {@link typeboxValidatorCompiler}, JSON as the only body type (the default
- * `text/plain` parser is removed), the body limit, and {@link installErrorHandling}.
+ * `text/plain` parser is removed; Fastify's secure JSON parsing refuses `__proto__` and
+ * `constructor.prototype` keys), the body limit, {@link installErrorHandling}, the API keys
+ * ({@link installAuth}), the rate limit ({@link installRateLimit}), security headers on every
+ * answer (`@fastify/helmet`: CSP, `X-Content-Type-Options: nosniff`, frame and referrer policies…)
+ * and the OpenAPI document with its UI at `/docs` ({@link installDocs}).
  * Register {@link nudgeRoutes} on it, or use {@link buildApp} to do both.
  *
  * Use this two-step form when something must be built from `app.log` before the routes exist,
  * such as an engine that logs through the server's logger.
  *
- * @throws RangeError when `bodyLimitBytes` is not a whole number of at least 1
+ * @throws RangeError when `bodyLimitBytes` is not a whole number of at least 1, or
+ *   `rateLimitPerMinute` not a whole number of at least 0
  */
 export function createHttpApp(options: HttpAppOptions = {}): NudgeHttpApp {
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   if (!Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
     throw new RangeError(`bodyLimitBytes must be a whole number >= 1 (got ${String(bodyLimitBytes)})`);
+  }
+  const rateLimitPerMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  if (!Number.isSafeInteger(rateLimitPerMinute) || rateLimitPerMinute < 0) {
+    throw new RangeError(
+      `rateLimitPerMinute must be a whole number >= 0 (got ${String(rateLimitPerMinute)})`,
+    );
   }
   registerDateTimeFormat();
   const app = Fastify({
@@ -47,5 +79,13 @@ export function createHttpApp(options: HttpAppOptions = {}): NudgeHttpApp {
   app.setValidatorCompiler(typeboxValidatorCompiler);
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app, bodyLimitBytes);
+  installAuth(app, options.apiKeys ?? []);
+  installRateLimit(app, rateLimitPerMinute);
+  void app.register(helmet, {
+    // The API may be served over plain HTTP (behind a TLS proxy, or on localhost): no forced upgrade.
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    hsts: false,
+  });
+  installDocs(app, options.version ?? '0.1.0');
   return app;
 }

@@ -14,3 +14,16 @@ export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listJobsQuerySchema } from './job-l
 export { instanceViewSchema, toInstanceView, type InstanceView } from './instance-view.js';
 export { operatorRoutes, statsViewSchema, toStatsView, type StatsView } from './operator-routes.js';
 export { validateJobBody } from './validate-job-body.js';
+export {
+  API_SCOPES,
+  MIN_API_KEY_LENGTH,
+  parseApiKeys,
+  allows,
+  type ApiKey,
+  type ApiScope,
+} from './api-keys.js';
+export { routeAccess, PUBLIC_ROUTES, type RouteAccess } from './route-scopes.js';
+export { DEFAULT_RATE_LIMIT_PER_MINUTE } from './install-rate-limit.js';
+export { DOCS_PREFIX } from './install-docs.js';
+export { NudgeMetrics, type NudgeMetricsOptions, type MetricsEngine } from './nudge-metrics.js';
+export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';

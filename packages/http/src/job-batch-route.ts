@@ -5,6 +5,7 @@ import { NudgeError } from '@nudge/core';
 import { assertStorableInput, type EnqueueInput, type Store } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import type { ClaimEngine } from './claim-engine.js';
+import type { NudgeMetrics } from './nudge-metrics.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { describeValueError } from './describe-value-error.js';
 import { errorBodySchema, type BatchProblem } from './error-body.js';
@@ -77,10 +78,11 @@ const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem =>
  * `400 INVALID_BATCH` whose `errors` names every invalid job by index, with the code and message
  * a single `POST /jobs` would give, and writes nothing.
  */
-export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: ClaimEngine }> = async (
-  app,
-  { store, engine },
-) => {
+export const jobBatchRoute: FastifyPluginAsyncTypebox<{
+  store: Store;
+  engine: ClaimEngine;
+  metrics?: NudgeMetrics | undefined;
+}> = async (app, { store, engine, metrics }) => {
   app.post(
     '/jobs/batch',
     {
@@ -101,6 +103,7 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{ store: Store; engine: Cl
       if (problems.length > 0) throw new BatchRejectedError(problems, jobs.length);
       const inputs = prepared as EnqueueInput[];
       const written = await store.enqueueMany(inputs);
+      metrics?.enqueued(written);
       engine.requestClaim();
       // 201 when the batch created any job; 200 when every job's idempotency key existed.
       void reply.code(written.some((job) => job.created) ? 201 : 200);

@@ -7,11 +7,14 @@ import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
 import { jobViewSchema, toJobView } from './job-view.js';
 import { unknownKindError } from './unknown-kind-error.js';
+import type { NudgeMetrics } from './nudge-metrics.js';
 
 /** Options of {@link jobRoutes}. */
 export interface JobRoutesOptions {
   readonly store: Store;
   readonly engine: ClaimEngine;
+  /** Counts the jobs created, when given. */
+  readonly metrics?: NudgeMetrics;
 }
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
@@ -31,7 +34,10 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   value at fault (`body/payload/to must be string (got 5)`). A refused request writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
  */
-export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app, { store, engine }) => {
+export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
+  app,
+  { store, engine, metrics },
+) => {
   app.post(
     '/jobs',
     {
@@ -53,6 +59,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (app
           }
           throw error;
         });
+      metrics?.enqueued([job]);
       // An existing idempotency key: nothing was created, the existing job is the answer.
       void reply.code(job.created ? 201 : 200).header('location', `/jobs/${job.id}`);
       return toJobView(job);

@@ -2,10 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ClaimEngine } from './claim-engine.js';
 import { errorBodySchema } from './error-body.js';
+import type { NudgeMetrics } from './nudge-metrics.js';
 
 /** Options of {@link nudgeRoute}. */
 export interface NudgeRouteOptions {
   readonly engine: ClaimEngine;
+  /** Counts the nudges received, when given. */
+  readonly metrics?: NudgeMetrics | undefined;
 }
 
 /** Body of a `202` from `POST /nudge`. */
@@ -20,13 +23,14 @@ export const nudgeAcceptedSchema = Type.Object({ accepted: Type.Literal(true) })
  * sends a form type): this route's scope replaces the JSON-only parsers with one that discards
  * the body, still within the body limit.
  */
-export const nudgeRoute: FastifyPluginAsyncTypebox<NudgeRouteOptions> = async (app, { engine }) => {
+export const nudgeRoute: FastifyPluginAsyncTypebox<NudgeRouteOptions> = async (app, { engine, metrics }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
   app.post(
     '/nudge',
     { schema: { response: { 202: nudgeAcceptedSchema, '4xx': errorBodySchema, '5xx': errorBodySchema } } },
     async (_request, reply) => {
+      metrics?.nudged();
       engine.requestClaim();
       void reply.code(202);
       return { accepted: true as const };

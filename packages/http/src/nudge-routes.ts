@@ -10,6 +10,8 @@ import { jobListRoute } from './job-list-route.js';
 import { queueRoutes } from './queue-routes.js';
 import { jobRoutes } from './job-routes.js';
 import { nudgeRoute } from './nudge-route.js';
+import { metricsRoute } from './metrics-route.js';
+import type { NudgeMetrics } from './nudge-metrics.js';
 
 /** What the routes need: where jobs live, and the engine to trigger. */
 export interface NudgeRoutesOptions {
@@ -22,13 +24,18 @@ export interface NudgeRoutesOptions {
    * as the engine's unhandled-kinds check counts. @defaultValue 60000 (two default leases)
    */
   readonly instanceLiveWithinMs?: number;
+  /**
+   * The metrics `GET /metrics` serves; the enqueue and nudge routes count into them. Without it
+   * there is no `/metrics` route.
+   */
+  readonly metrics?: NudgeMetrics;
 }
 
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
  * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `GET /queues`,
  * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `GET /activity`, `GET /instances`,
- * `GET /stats`, `POST /nudge`, `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
+ * `GET /stats`, `POST /nudge`, `GET /metrics` (given `metrics`), `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
  * shutting the engine and the store down in order is the caller's job.
  *
  * Register it on an app from {@link createHttpApp}, whose validator compiler and error handling
@@ -36,15 +43,16 @@ export interface NudgeRoutesOptions {
  */
 export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (
   app,
-  { store, engine, instanceLiveWithinMs = 60_000 },
+  { store, engine, metrics, instanceLiveWithinMs = 60_000 },
 ) => {
-  await app.register(jobRoutes, { store, engine });
-  await app.register(jobBatchRoute, { store, engine });
+  await app.register(jobRoutes, { store, engine, metrics });
+  await app.register(jobBatchRoute, { store, engine, metrics });
   await app.register(jobListRoute, { store });
   await app.register(jobCommandRoutes, { engine });
   await app.register(activityRoute, { store });
   await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });
   await app.register(operatorRoutes, { store, instanceLiveWithinMs });
-  await app.register(nudgeRoute, { engine });
+  await app.register(nudgeRoute, { engine, metrics });
+  if (metrics) await app.register(metricsRoute, { metrics });
   await app.register(healthRoutes, { store });
 };

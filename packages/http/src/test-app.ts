@@ -2,13 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore, type EnqueueInput } from '@nudge/store';
-import { buildApp } from './build-app.js';
+import type { ApiKey } from './api-keys.js';
+import { createHttpApp } from './create-http-app.js';
+import { nudgeRoutes } from './nudge-routes.js';
+import { NudgeMetrics } from './nudge-metrics.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 
 /** An app on a fresh SQLite file, for the tests of this package. */
 export interface TestApp {
   readonly app: NudgeHttpApp;
   readonly store: SqliteStore;
+  /**
+   * Every route the app registered (collected with an `onRoute` hook, `HEAD` left out), with
+   * `hidden` for those its OpenAPI document leaves out (the documentation UI's own).
+   */
+  readonly routes: readonly { method: string; url: string; hidden: boolean }[];
   /** How many times the routes called `requestClaim` or `enqueue` (each one a claim request). */
   readonly claimRequests: () => number;
   /** Closes the app and the store, and deletes the file. */
@@ -20,10 +28,16 @@ export const TEST_KINDS: readonly string[] = ['echo', 'sendEmail'];
 
 /**
  * Builds the app on a real SQLite store in a new temp folder (migrated unless `migrate` is
- * false) with an engine stand-in that counts claim requests.
+ * false) with an engine stand-in that counts claim requests, and metrics without an engine (so
+ * `GET /metrics` exists).
  */
 export async function createTestApp(
-  options: { migrate?: boolean; bodyLimitBytes?: number } = {},
+  options: {
+    migrate?: boolean;
+    bodyLimitBytes?: number;
+    apiKeys?: readonly ApiKey[];
+    rateLimitPerMinute?: number;
+  } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'nudge-http-'));
   const store = new SqliteStore(join(dir, 'nudge.db'));
@@ -41,10 +55,25 @@ export async function createTestApp(
     retry: (id: number) => store.retryJob(id),
     prepareEnqueue: (input: EnqueueInput) => input,
   };
-  const app = await buildApp({ store, engine, bodyLimitBytes: options.bodyLimitBytes });
+  const metrics = new NudgeMetrics({ store, processMetrics: false });
+  const app = createHttpApp({
+    bodyLimitBytes: options.bodyLimitBytes,
+    apiKeys: options.apiKeys,
+    rateLimitPerMinute: options.rateLimitPerMinute,
+  });
+  const routes: { method: string; url: string; hidden: boolean }[] = [];
+  app.addHook('onRoute', (route) => {
+    const hidden = route.schema?.hide === true;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url, hidden });
+    }
+  });
+  await app.register(nudgeRoutes, { store, engine, metrics });
+  await app.ready();
   return {
     app,
     store,
+    routes,
     claimRequests: () => claims,
     close: async () => {
       await app.close();

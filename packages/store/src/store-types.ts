@@ -134,6 +134,12 @@ export interface ClaimedJob extends JobLease {
   readonly payloadJson: string;
   /** This attempt's number, from 1 (the row's `attempts` after the claim). */
   readonly attempt: number;
+  /**
+   * How long the job waited between becoming due (`run_at`: the enqueue time of a job that was
+   * not delayed) and this claim, in ms, by the database clock. Absent when the claim did not
+   * measure it; `0` for a job inserted already claimed.
+   */
+  readonly waitMs?: number;
 }
 
 /** Input of {@link Store.enqueueAndClaim}: who would own the row. */

@@ -22,7 +22,9 @@ describeStore('claims', (t) => {
       'run_at defaults to the database clock',
     );
     const [claimed] = await t.claim(10);
-    assert.deepEqual(claimed, {
+    assert.ok(claimed);
+    const { waitMs, ...rest } = claimed;
+    assert.deepEqual(rest, {
       id: job.id,
       version: 1,
       kind: 'echo',
@@ -30,7 +32,23 @@ describeStore('claims', (t) => {
       payloadJson: '{"n": 1}',
       attempt: 1,
     });
+    assert.ok(waitMs !== undefined && waitMs >= 0 && waitMs < 5000, `waitMs ${waitMs}`);
     assert.equal((await t.store.getJob(job.id))?.status, 'RUNNING');
+  });
+
+  it('reports how long each claimed job waited since it came due, by the database clock', async () => {
+    const now = await t.store.now();
+    const a = await t.store.enqueue({ kind: 'k', runAt: later(now, -2500) });
+    const b = await t.store.enqueue({ kind: 'k', runAt: later(now, -40) });
+    const claimed = await t.store.claim({
+      workerId: 'w',
+      leaseMs: LEASE_MS,
+      groups: [{ kinds: ['k'], limit: 10 }],
+      now,
+    });
+    const waits = new Map(claimed.map((job) => [job.id, job.waitMs]));
+    assert.ok(Math.abs((waits.get(a.id) ?? NaN) - 2500) < 2, `a waited ${waits.get(a.id)}`);
+    assert.ok(Math.abs((waits.get(b.id) ?? NaN) - 40) < 2, `b waited ${waits.get(b.id)}`);
   });
 
   it('claims in (priority, run_at, id) order and never a job that is not due', async () => {

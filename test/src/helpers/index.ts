@@ -4,3 +4,4 @@ export * from './wait-for.js';
 export * from './engine-fixture.js';
 export * from './tcp-proxy.js';
 export * from './engine-suite.js';
+export * from './prometheus-text.js';

@@ -99,15 +99,16 @@ claimed AS (
          started_at = ${pgNow('$1')},
          lease_expires_at = ${pgNow('$1')} + ${pgMs('$3')}
    WHERE j.id = ANY(ARRAY(${kept}))
-  RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload
+  RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
+            extract(epoch FROM ${pgNow('$1')} - j.run_at) * 1000 AS wait_ms
 )
-SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text)), '[]')::text AS jobs
+SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms)), '[]')::text AS jobs
   FROM claimed`;
   return { text, values };
 }
 
-/** A claimed row as the statement encodes it: `[id, version, kind, queue, attempts, payloadJson]`. */
-type ClaimTuple = [number, number, string, string, number, string];
+/** A claimed row as the statement encodes it: `[id, version, kind, queue, attempts, payloadJson, waitMs]`. */
+type ClaimTuple = [number, number, string, string, number, string, number];
 
 /** Prepared statement names by statement text: a claim's text depends only on its shape. */
 const names = new Map<string, string>();
@@ -129,12 +130,13 @@ export async function pgClaim(pool: pg.Pool, input: ClaimInput): Promise<Claimed
   // One text value for the whole batch: a native JSON.parse instead of parsing a row per job.
   const { rows } = await pool.query<{ jobs: string }>({ name: statementName(text), text, values });
   const tuples = JSON.parse(rows[0]?.jobs ?? '[]') as ClaimTuple[];
-  return tuples.map(([id, version, kind, queue, attempt, payloadJson]) => ({
+  return tuples.map(([id, version, kind, queue, attempt, payloadJson, waitMs]) => ({
     id,
     version,
     kind,
     queue,
     payloadJson,
     attempt,
+    waitMs: Math.max(0, Number(waitMs)),
   }));
 }

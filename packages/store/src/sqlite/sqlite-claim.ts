@@ -86,7 +86,8 @@ UPDATE nudge_jobs
        started_at = ${SQLITE_NOW},
        lease_expires_at = ${sqliteNowPlus('@leaseMs')}
  WHERE id IN (${kept})
-RETURNING id, version, kind, queue, payload, attempts`;
+RETURNING id, version, kind, queue, payload, attempts,
+          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms`;
   return { text, params };
 }
 
@@ -97,6 +98,7 @@ interface ClaimRow {
   queue: string;
   payload: string;
   attempts: number;
+  wait_ms: number;
 }
 
 /** Prepares the SQLite claim (a statement per shape of groups); see {@link Store.claim}. */
@@ -121,5 +123,6 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
       queue: row.queue,
       payloadJson: row.payload,
       attempt: row.attempts,
+      waitMs: Math.max(0, row.wait_ms),
     }));
 }
