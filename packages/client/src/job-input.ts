@@ -12,15 +12,15 @@ export interface JobInput<K extends string = string, P = JsonValue> {
   readonly kind: K;
   /** Handler input, any JSON value (nested at most 100 levels). @defaultValue `{}` */
   readonly payload?: P;
-  /** Named queue the job waits in; 1 to 200 characters. @defaultValue `'default'` */
+  /** Named queue the job waits in; a queue name (`isQueueName` of `@nudge/core`). @defaultValue `'default'` */
   readonly queue?: string;
   /** Lower runs first; an integer from -1000 to 1000. @defaultValue 0 */
   readonly priority?: number;
   /** Earliest start, from 1970 to 9999; a future time stores the job as `SCHEDULED`. */
   readonly runAt?: Date;
   /**
-   * Earliest start as a delay from now by the **database** clock, in ms (0 or more, finite).
-   * Exclusive with `runAt`.
+   * Earliest start as a delay from now by the **database** clock, in ms: a whole number from 0 to
+   * `MAX_DELAY_MS` (365 days). Exclusive with `runAt`.
    */
   readonly delayMs?: number;
   /** Attempts before the job is `FAILED`; an integer from 1 to 1000. @defaultValue 5 */
