@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { NudgeError } from '@nudge/core';
 import { sqlitePath, type Dialect } from '@nudge/store';
-import { parseQueueList, type ServedQueue } from '@nudge/engine';
+import { parseQueueList, parseRetention, type RetentionPolicy, type ServedQueue } from '@nudge/engine';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, parseApiKeys, type ApiKey } from '@nudge/http';
 
 /** Log levels of pino, the logger Fastify creates; `silent` logs nothing. */
@@ -53,6 +53,10 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number;
   /** `NUDGE_UNHANDLED_KIND_GRACE_MS`: how long a job may wait while no instance handles its kind, in ms. */
   readonly unhandledKindGraceMs: number;
+  /** `NUDGE_RETENTION`: how long finished jobs are kept, per status and kind. */
+  readonly retention: RetentionPolicy;
+  /** `NUDGE_PRUNE_INTERVAL_MS`: time between retention runs, in ms; 0 never prunes. */
+  readonly pruneIntervalMs: number;
   /** `NUDGE_DB_TIMEOUT_MS`: longest a database call may take, in ms. */
   readonly dbTimeoutMs: number;
   /** `NUDGE_DB_CONNECT_TIMEOUT_MS`: longest wait for a new PostgreSQL connection, in ms. */
@@ -169,6 +173,21 @@ function envSchema(cwd: string) {
     NUDGE_ABORT_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 1000, ' of ms'),
     NUDGE_SHUTDOWN_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 10_000, ' of ms'),
     NUDGE_UNHANDLED_KIND_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 300_000, ' of ms'),
+    NUDGE_RETENTION: z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        try {
+          return parseRetention(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .describe(
+        'STATUS=AGE or KIND:STATUS=AGE entries separated by commas (statuses SUCCEEDED, FAILED, CANCELLED; ages such as 90s, 15m, 12h, 7d, or keep), such as SUCCEEDED=1d,FAILED=14d',
+      ),
+    NUDGE_PRUNE_INTERVAL_MS: wholeNumber(0, MAX_TIMER_MS, 60_000, ' of ms'),
     NUDGE_DB_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 10_000, ' of ms'),
     NUDGE_DB_CONNECT_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_MAX_OLD_GENERATION_MB: wholeNumber(16, 1_048_576, 512, ' of MB'),
@@ -271,6 +290,15 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Databa
 }
 
 /**
+ * Reads `NUDGE_RETENTION` only, with the same form, default and message as {@link loadConfig}:
+ * what `nudge prune` uses, so it runs without `NUDGE_HANDLERS`.
+ * @throws NudgeError `INVALID_CONFIG` with a one-line message naming the entry at fault
+ */
+export function loadRetentionConfig(env: NodeJS.ProcessEnv = process.env): RetentionPolicy {
+  return parseVariables(envSchema(process.cwd()).pick({ NUDGE_RETENTION: true }), env).NUDGE_RETENTION;
+}
+
+/**
  * Reads the server's configuration from environment variables (see `docs/configuration.md`).
  * An empty or blank value counts as unset, so its default applies. Relative `NUDGE_HANDLERS`
  * paths are resolved against `cwd`.
@@ -313,6 +341,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     abortGraceMs: e.NUDGE_ABORT_GRACE_MS,
     shutdownGraceMs: e.NUDGE_SHUTDOWN_GRACE_MS,
     unhandledKindGraceMs: e.NUDGE_UNHANDLED_KIND_GRACE_MS,
+    retention: e.NUDGE_RETENTION,
+    pruneIntervalMs: e.NUDGE_PRUNE_INTERVAL_MS,
     dbTimeoutMs: e.NUDGE_DB_TIMEOUT_MS,
     dbConnectTimeoutMs: e.NUDGE_DB_CONNECT_TIMEOUT_MS,
     maxOldGenerationSizeMb: e.NUDGE_MAX_OLD_GENERATION_MB,

@@ -84,6 +84,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       abortGraceMs: config.abortGraceMs,
       shutdownGraceMs: config.shutdownGraceMs,
       unhandledKindGraceMs: config.unhandledKindGraceMs,
+      retention: config.retention,
+      pruneIntervalMs: config.pruneIntervalMs,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
       version: NUDGE_VERSION,
       logger: app.log,

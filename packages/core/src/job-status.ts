@@ -18,3 +18,6 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses a job never leaves. */
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+/** A status a job never leaves: one of {@link TERMINAL_STATUSES}. */
+export type TerminalStatus = 'SUCCEEDED' | 'FAILED' | 'CANCELLED';

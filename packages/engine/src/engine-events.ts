@@ -2,6 +2,7 @@ import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob, FailOutcome, JobLease } from '@nudge/store';
 import type { HeartbeatResult } from './lease-keeper.js';
 import type { RescueResult } from './rescuer.js';
+import type { PruneResult } from './pruner.js';
 import type { ScheduleResult } from './scheduler.js';
 import type { UnhandledKindsRun } from './unhandled-kinds.js';
 
@@ -56,8 +57,9 @@ export interface EngineEvents {
    */
   'job:followed-up': JobLease & { followUps: number; due: boolean; nextDelayMs: number | null };
   /**
-   * A worker thread ended under `attempts` running attempts: it crashed (`terminated` false), or
-   * the engine terminated it (a timeout past the abort grace, shutdown). It is replaced.
+   * A worker thread ended under `attempts` running attempts (0 when it was idle): it crashed
+   * (`terminated` false), or the engine terminated it (a timeout past the abort grace). It is
+   * replaced. Threads ended by the engine's shutdown are not reported.
    */
   'thread:lost': { execution: ExecutionClass; terminated: boolean; attempts: number };
   /** Slots of a class became free. */
@@ -66,6 +68,8 @@ export interface EngineEvents {
   'heartbeat:done': HeartbeatResult;
   /** A sweep for expired leases finished. */
   'sweep:done': RescueResult;
+  /** A retention run finished (see {@link Pruner}). */
+  'prune:done': PruneResult;
   /** Due scheduled jobs were promoted to `PENDING`. */
   'schedule:done': ScheduleResult;
   /** Jobs whose kind no live instance handles were failed. */

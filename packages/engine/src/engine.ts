@@ -12,6 +12,7 @@ import { LeaseKeeper, type HeartbeatResult } from './lease-keeper.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { ProgressWriter } from './progress-writer.js';
 import { Rescuer, type RescueResult } from './rescuer.js';
+import { Pruner, type PruneResult } from './pruner.js';
 import { Scheduler, type ScheduleResult } from './scheduler.js';
 import { shutdownEngine } from './shutdown.js';
 import { KindRegistry } from './kind-registry.js';
@@ -34,8 +35,8 @@ export interface SlotCounts {
  * service per concern: the {@link Claimer} (one coalesced trigger path for the poll timer, nudges,
  * enqueues and freed slots), the {@link Executor} (thread pools per execution class, timeouts,
  * outcomes), the {@link OutcomeWriter}, the {@link LeaseKeeper} (heartbeats), the
- * {@link Rescuer} (expired leases), the {@link Scheduler} (due scheduled jobs) and the
- * {@link UnhandledKindsFailer}. Each service's `runOnce` is exposed for tests and tools.
+ * {@link Rescuer} (expired leases), the {@link Scheduler} (due scheduled jobs), the
+ * {@link Pruner} (retention) and the {@link UnhandledKindsFailer}. Each service's `runOnce` is exposed for tests and tools.
  *
  * Emits the events of {@link EngineEvents}.
  */
@@ -50,6 +51,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   readonly #claimer: Claimer;
   readonly #leaseKeeper: LeaseKeeper;
   readonly #rescuer: Rescuer;
+  readonly #pruner: Pruner;
   readonly #scheduler: Scheduler;
   readonly #unhandled: UnhandledKindsFailer;
   readonly #waker: NewJobsWaker;
@@ -148,6 +150,13 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
         this.#scheduler.wakeIn(0);
         this.requestClaim();
       },
+    });
+    this.#pruner = new Pruner({
+      store,
+      logger,
+      emit,
+      policy: options.retention,
+      pruneIntervalMs: options.pruneIntervalMs,
     });
     this.#scheduler = new Scheduler({
       store,
@@ -257,6 +266,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#started = true;
     this.#leaseKeeper.start();
     this.#rescuer.start();
+    this.#pruner.start();
     this.#scheduler.start();
     this.#unhandled.start();
     this.#claimer.start();
@@ -350,6 +360,11 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     return this.#rescuer.runOnce();
   }
 
+  /** Deletes finished jobs past their retention (see {@link Pruner}). */
+  pruneOnce(): Promise<PruneResult> {
+    return this.#pruner.runOnce();
+  }
+
   /** Promotes due scheduled jobs. */
   promoteOnce(): Promise<ScheduleResult> {
     return this.#scheduler.runOnce();
@@ -377,7 +392,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   stop(): Promise<void> {
     this.#stopping ??= shutdownEngine({
       options: this.options,
-      services: [this.#waker, this.#claimer, this.#rescuer, this.#scheduler, this.#unhandled],
+      services: [this.#waker, this.#claimer, this.#rescuer, this.#pruner, this.#scheduler, this.#unhandled],
       claimer: this.#claimer,
       executor: this.#executor,
       leaseKeeper: this.#leaseKeeper,

@@ -34,3 +34,13 @@ export {
   type PayloadOf,
   type PayloadsOf,
 } from './define-handlers.js';
+export { Pruner, DEFAULT_PRUNE_BATCH_SIZE, type PruneResult, type PrunerOptions } from './pruner.js';
+export {
+  parseRetention,
+  describeRetention,
+  retentionAgeMs,
+  DEFAULT_RETENTION,
+  KEEP_EVERYTHING,
+  type RetentionPolicy,
+  type RetentionAges,
+} from './retention-policy.js';

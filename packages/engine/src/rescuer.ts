@@ -1,5 +1,5 @@
 import type { Logger } from '@nudge/core';
-import type { Store } from '@nudge/store';
+import type { RecoveredJob, Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
 
@@ -28,6 +28,8 @@ export interface RescueResult {
   readonly failed: number;
   /** Store calls made (pages). */
   readonly passes: number;
+  /** Each recovered job's kind and queue, and whether it failed. */
+  readonly recovered: readonly RecoveredJob[];
 }
 
 /**
@@ -62,6 +64,7 @@ export class Rescuer {
     let requeued = 0;
     let failed = 0;
     let passes = 0;
+    const recovered: RecoveredJob[] = [];
     for (;;) {
       const page = await this.#options.store.sweepExpired({
         retryDelayMs: this.#options.retryDelayMs,
@@ -70,12 +73,15 @@ export class Rescuer {
       passes += 1;
       requeued += page.requeued;
       failed += page.failed;
+      recovered.push(...page.recovered);
       // A bound, in case other instances keep producing expired leases as fast as this pages.
       if (page.requeued + page.failed < limit || passes >= MAX_PASSES) break;
     }
-    const result = { requeued, failed, passes };
+    const result = { requeued, failed, passes, recovered };
     this.#options.emit('sweep:done', result);
-    if (requeued + failed > 0) this.#options.logger.info({ ...result }, 'recovered jobs with expired leases');
+    if (requeued + failed > 0) {
+      this.#options.logger.info({ requeued, failed, passes }, 'recovered jobs with expired leases');
+    }
     if (requeued > 0) this.#options.onRequeued();
     return result;
   }

@@ -129,16 +129,23 @@ export class NudgeMetrics {
       'nudge_jobs_retry_commands_total',
       'FAILED or CANCELLED jobs made PENDING again through this instance (POST /jobs/:id/retry).',
     );
+    // Rare (a crash or a stall), so plain labels rather than a KindQueueSeries.
     const recovered = new Counter({
       name: 'nudge_jobs_recovered_total',
-      help: "Jobs whose lease expired that this instance's sweeps recovered, by outcome (requeued or failed).",
-      labelNames: ['outcome'],
+      help: "Jobs whose lease expired that this instance's sweeps recovered, by kind, queue and outcome (requeued or failed).",
+      labelNames: [...KIND_QUEUE, 'outcome'],
       registers,
     });
     const sweeps = new Counter({ name: 'nudge_sweeps_total', help: 'Lease-expiry sweeps run.', registers });
+    const pruned = new Counter({
+      name: 'nudge_jobs_pruned_total',
+      help: "Finished jobs this instance's retention runs deleted, by status.",
+      labelNames: ['status'],
+      registers,
+    });
     const threads = new Counter({
       name: 'nudge_threads_lost_total',
-      help: 'Worker threads that ended under running jobs, by class and cause (crashed, or terminated by the engine).',
+      help: 'Worker threads that ended, idle or under running jobs, by class and cause (crashed, or terminated by the engine).',
       labelNames: ['execution', 'cause'],
       registers,
     });
@@ -217,10 +224,14 @@ export class NudgeMetrics {
     this.#on(engine, 'command:done', ({ command, kind, queue }) =>
       (command === 'cancel' ? cancelled : retriedByCommand).of(kind, queue).inc(),
     );
-    this.#on(engine, 'sweep:done', ({ requeued, failed: lost }) => {
+    this.#on(engine, 'sweep:done', ({ recovered: jobs }) => {
       sweeps.inc();
-      if (requeued > 0) recovered.inc({ outcome: 'requeued' }, requeued);
-      if (lost > 0) recovered.inc({ outcome: 'failed' }, lost);
+      for (const { kind, queue, failed: lost } of jobs) {
+        recovered.inc({ kind, queue, outcome: lost ? 'failed' : 'requeued' });
+      }
+    });
+    this.#on(engine, 'prune:done', ({ byStatus }) => {
+      for (const [status, deleted] of Object.entries(byStatus)) if (deleted > 0) pruned.inc({ status }, deleted);
     });
     this.#on(engine, 'thread:lost', ({ execution, terminated }) =>
       threads.inc({ execution, cause: terminated ? 'terminated' : 'crashed' }),

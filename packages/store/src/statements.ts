@@ -2,3 +2,5 @@
 // changes with the schema.
 export { buildPgClaim } from './postgres/pg-claim.js';
 export { buildSqliteClaim } from './sqlite/sqlite-claim.js';
+export { PG_FINISHED_KINDS, PG_PRUNE_FINISHED } from './postgres/pg-retention.js';
+export { SQLITE_FINISHED_KINDS, SQLITE_PRUNE_FINISHED } from './sqlite/sqlite-retention.js';

@@ -236,6 +236,16 @@ export interface SweepResult {
   readonly requeued: number;
   /** Rows moved to `FAILED` because their attempts were used up. */
   readonly failed: number;
+  /** Each recovered row's kind and queue, and whether it `failed` (else it was requeued). */
+  readonly recovered: readonly RecoveredJob[];
+}
+
+/** A job the sweep recovered; see {@link SweepResult}. */
+export interface RecoveredJob {
+  readonly kind: string;
+  readonly queue: string;
+  /** Moved to `FAILED` (attempts used up) rather than requeued. */
+  readonly failed: boolean;
 }
 
 /** Input of {@link Store.promoteScheduled}. */

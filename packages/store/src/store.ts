@@ -1,4 +1,4 @@
-import type { Job, JobStatus } from '@nudge/core';
+import type { Job, JobStatus, TerminalStatus } from '@nudge/core';
 import type {
   ActivityBucket,
   ActivityQuery,
@@ -27,10 +27,12 @@ import type {
 } from './store-types.js';
 import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
 import type { StatsInput, StoreStats } from './stats-types.js';
+import type { PruneInput } from './retention-types.js';
 
 export type * from './store-types.js';
 export type * from './instance-types.js';
 export type * from './stats-types.js';
+export type * from './retention-types.js';
 
 /** Which database a store talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -217,6 +219,20 @@ export interface Store {
    * (`attempts + 1`, instance `null`). An instance is live when seen within `instanceTtlMs`.
    */
   failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult>;
+
+  /**
+   * The kinds that have jobs in `status`, sorted. A loose scan of the `(status, kind, finished_at)`
+   * index: one index probe per kind, however many rows each kind has.
+   */
+  finishedKinds(status: TerminalStatus): Promise<string[]>;
+  /**
+   * Deletes up to `limit` jobs of `status` and `kind` that finished more than `olderThanMs` ago,
+   * oldest first, in one short transaction (on PostgreSQL rows locked by another pruner are
+   * skipped). Reads only the rows it deletes, through the `(status, kind, finished_at)` index.
+   * A deleted job is gone: `getJob` returns `undefined`, and its idempotency key is free again.
+   * @returns the rows deleted; call again while a call returns `limit`
+   */
+  pruneFinished(input: PruneInput): Promise<number>;
 
   /** Closes every connection; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -72,6 +72,7 @@ describeStore('attempt-error history', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: expiry }), {
       requeued: 1,
       failed: 0,
+      recovered: [{ kind: job.kind, queue: 'default', failed: false }],
     });
     const row = await t.store.getJob(job.id);
     assert.match(row?.lastError ?? '', /^lease expired at \S+Z: the instance w-gone stopped heartbeating/);

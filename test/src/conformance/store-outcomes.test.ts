@@ -11,6 +11,7 @@ describeStore('outcomes and fencing', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: expiredAt }), {
       requeued: 1,
       failed: 0,
+      recovered: [{ kind: 'k', queue: 'default', failed: false }],
     });
     const [current] = await t.claim(1, { now: later(expiredAt, 1), workerId: 'w2' });
     assert.ok(current);
@@ -125,7 +126,16 @@ describeStore('outcomes and fencing', (t) => {
         return job.kind === 'k' ? 0 : 2500;
       },
     });
-    assert.deepEqual(result, { requeued: 2, failed: 1 });
+    assert.equal(result.requeued, 2);
+    assert.equal(result.failed, 1);
+    assert.deepEqual(
+      [...result.recovered].sort((a, b) => a.kind.localeCompare(b.kind)),
+      [
+        { kind: 'again', queue: 'default', failed: false },
+        { kind: 'done', queue: 'default', failed: true },
+        { kind: 'k', queue: 'default', failed: false },
+      ],
+    );
     assert.deepEqual(calls.map((c) => c.kind).sort(), ['again', 'done', 'k']);
     const again = await t.store.getJob(byKind('again').id);
     assert.equal(again?.status, 'SCHEDULED');
@@ -166,6 +176,7 @@ describeStore('outcomes and fencing', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: expiry }), {
       requeued: 0,
       failed: 0,
+      recovered: [],
     });
     const row = await t.store.getJob(job.id);
     assert.equal(row?.status, 'SUCCEEDED');

@@ -144,10 +144,36 @@ describeEngine('metrics after a run, checked against the database', (t) => {
         'the sweep',
       );
       const scrape = parsePrometheusText(await metrics.scrape());
-      assert.equal(scrape.sum('nudge_jobs_recovered_total', { outcome: 'failed' }), 1);
+      assert.equal(
+        scrape.sum('nudge_jobs_recovered_total', { kind: 'echo', queue: 'default', outcome: 'failed' }),
+        1,
+      );
+      assert.equal(scrape.sum('nudge_jobs_recovered_total', { outcome: 'requeued' }), 0);
       assert.ok(scrape.sum('nudge_sweeps_total') >= 1);
       assert.equal(scrape.sum('nudge_jobs', { status: 'FAILED' }), 1);
       assert.equal(scrape.types.has('process_cpu_user_seconds_total'), false);
+    } finally {
+      metrics.close();
+    }
+  });
+
+  it('counts a thread that dies while idle, and the pool replaces it', async () => {
+    const engine = await t.engine({ threads: 1 });
+    const metrics = new NudgeMetrics({ store: t.store, engine, processMetrics: false });
+    engine.start();
+    try {
+      const lost = new Promise<{ attempts: number; terminated: boolean }>((resolve) =>
+        engine.once('thread:lost', resolve),
+      );
+      const job = await engine.enqueue({ kind: 'throwAfterReturn' });
+      assert.deepEqual(await lost, { execution: 'cpu', attempts: 0, terminated: false });
+      assert.equal((await t.store.getJob(job.id))?.status, 'SUCCEEDED');
+      const scrape = parsePrometheusText(await metrics.scrape());
+      assert.equal(scrape.sum('nudge_threads_lost_total', { execution: 'cpu', cause: 'crashed' }), 1);
+      // The replacement thread runs the next job.
+      const next = await engine.enqueue({ kind: 'echo' });
+      await waitUntil(async () => ((await t.store.getJob(next.id))?.status === 'SUCCEEDED' ? true : undefined));
+      assert.deepEqual(engine.slots.cpu, { total: 1, free: 1 });
     } finally {
       metrics.close();
     }

@@ -2,6 +2,7 @@ import { cancelCommand } from './cancel-command.js';
 import { enqueueCommand } from './enqueue-command.js';
 import { listCommand } from './list-command.js';
 import { migrateCommand } from './migrate-command.js';
+import { pruneCommand } from './prune-command.js';
 import type { RegisterCommand } from './register-command.js';
 import { retryCommand } from './retry-command.js';
 import { serveCommand } from './serve-command.js';
@@ -20,4 +21,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   retryCommand,
   cancelCommand,
   sweepCommand,
+  pruneCommand,
 ];

@@ -18,8 +18,8 @@ export interface ThreadPoolListener {
   /** Running attempts of this pool reported progress (only those still on their thread). */
   onProgress(progress: readonly ProgressTuple[]): void;
   /**
-   * A thread ended with these attempts still on it; their slots are free again, and a new
-   * thread takes its place. `terminated` is true when the pool was asked to end it.
+   * A thread ended with these attempts still on it (none when it was idle); their slots are free
+   * again, and a new thread takes its place. `terminated` is true when the pool was asked to end it.
    */
   onThreadLost(
     execution: ExecutionClass,
@@ -241,6 +241,9 @@ export class ThreadPool {
           `a ${this.execution} thread failed to start; not replaced`,
         );
     }
-    if (lost.length > 0) this.#listener.onThreadLost(this.execution, lost, cause, slot.terminated);
+    // An idle thread that dies (a handler's stray timer threw after its job ended) counts too;
+    // threads ended by the pool's own shutdown do not.
+    if (lost.length > 0 || !this.#stopping)
+      this.#listener.onThreadLost(this.execution, lost, cause, slot.terminated);
   }
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SweepInput, SweepResult } from '../store.js';
+import type { RecoveredJob, SweepInput, SweepResult } from '../store.js';
 import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-map.js';
 import { pgAppendAttemptError, pgIsoTime } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
@@ -35,7 +35,7 @@ UPDATE nudge_jobs AS j
        lease_expires_at = NULL
  WHERE j.id = ANY($2::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$3')}
    AND j.lease_expires_at < ${pgNow('$1')}
-RETURNING j.status`;
+RETURNING j.status, j.kind, j.queue`;
 
 interface ExpiredRow {
   id: number;
@@ -58,9 +58,10 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
     });
     let requeued = 0;
     let failed = 0;
+    const recovered: RecoveredJob[] = [];
     if (expired.rows.length > 0) {
       const rows = expired.rows;
-      const written = await client.query<{ status: string }>({
+      const written = await client.query<{ status: string; kind: string; queue: string }>({
         name: 'nudge_sweep_recover',
         text: RECOVER,
         values: [
@@ -72,10 +73,11 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
       for (const row of written.rows) {
         if (row.status === 'FAILED') failed += 1;
         else requeued += 1;
+        recovered.push({ kind: row.kind, queue: row.queue, failed: row.status === 'FAILED' });
       }
     }
     await client.query('COMMIT');
-    return { requeued, failed };
+    return { requeued, failed, recovered };
   } catch (error) {
     failure = error instanceof Error ? error : new Error(String(error));
     await client.query('ROLLBACK').catch(() => undefined);

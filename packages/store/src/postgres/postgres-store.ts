@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { silentLogger, type Job, type JobStatus, type Logger } from '@nudge/core';
+import { silentLogger, type Job, type JobStatus, type Logger, type TerminalStatus } from '@nudge/core';
 import type {
+  PruneInput,
   ActivityBucket,
   ActivityQuery,
   ClaimInput,
@@ -37,6 +38,7 @@ import type {
 import { toStatusCounts } from '../count-by-status.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
+import { pgFinishedKinds, pgPruneFinished } from './pg-retention.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
@@ -266,6 +268,14 @@ export class PostgresStore implements Store {
 
   async stats(input: StatsInput): Promise<StoreStats> {
     return pgStats(this.#pool, input);
+  }
+
+  async finishedKinds(status: TerminalStatus): Promise<string[]> {
+    return pgFinishedKinds(this.#pool, status);
+  }
+
+  async pruneFinished(input: PruneInput): Promise<number> {
+    return pgPruneFinished(this.#pool, input);
   }
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {

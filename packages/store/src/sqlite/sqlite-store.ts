@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import type { Job, JobStatus, Logger } from '@nudge/core';
+import type { Job, JobStatus, Logger, TerminalStatus } from '@nudge/core';
 import type {
+  PruneInput,
   ActivityBucket,
   ActivityQuery,
   ClaimInput,
@@ -42,6 +43,7 @@ import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteJobCommands } from './sqlite-job-commands.js';
 import { createSqliteQueues } from './sqlite-queues.js';
+import { createSqliteRetention } from './sqlite-retention.js';
 import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
 import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
@@ -235,6 +237,14 @@ export class SqliteStore implements Store {
     return this.#hotPath.stats(input);
   }
 
+  async finishedKinds(status: TerminalStatus): Promise<string[]> {
+    return this.#hotPath.retention.finishedKinds(status);
+  }
+
+  async pruneFinished(input: PruneInput): Promise<number> {
+    return this.#hotPath.retention.prune(input);
+  }
+
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
     return this.#hotPath.unhandledKinds(input);
   }
@@ -263,5 +273,6 @@ function prepareHotPath(db: Database.Database) {
     commands: createSqliteJobCommands(db),
     activity: createSqliteActivity(db),
     queues: createSqliteQueues(db),
+    retention: createSqliteRetention(db),
   };
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SweepInput, SweepResult } from '../store.js';
+import type { RecoveredJob, SweepInput, SweepResult } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 import { sqliteAppendAttemptError } from './sqlite-attempt-errors.js';
@@ -27,7 +27,7 @@ UPDATE nudge_jobs
        errors = ${sqliteAppendAttemptError('attempts', SQLITE_NOW, LEASE_ERROR, 'claimed_by')},
        lease_expires_at = NULL
  WHERE id = @id AND version = @version AND status = 'RUNNING' AND lease_expires_at < ${SQLITE_NOW}
-RETURNING status`;
+RETURNING status, kind, queue`;
 
 interface ExpiredRow {
   id: number;
@@ -39,18 +39,21 @@ interface ExpiredRow {
 /** Prepares the SQLite lease-expiry sweep; see {@link Store.sweepExpired}. */
 export function createSqliteSweep(db: Database.Database): (input: SweepInput) => SweepResult {
   const expired = db.prepare<Record<string, unknown>, ExpiredRow>(EXPIRED);
-  const recover = db.prepare<Record<string, unknown>, { status: string }>(RECOVER);
+  const recover = db.prepare<Record<string, unknown>, { status: string; kind: string; queue: string }>(RECOVER);
   const sweep = db.transaction((input: SweepInput) => {
     const now = toSqliteTime(input.now);
     let requeued = 0;
     let failed = 0;
+    const recovered: RecoveredJob[] = [];
     for (const row of expired.all({ limit: input.limit ?? 1000, now })) {
       const retryDelayMs = input.retryDelayMs({ kind: row.kind, attempts: row.attempts });
       const written = recover.get({ id: row.id, version: row.version, retryDelayMs, now });
-      if (written?.status === 'FAILED') failed += 1;
-      else if (written) requeued += 1;
+      if (!written) continue;
+      if (written.status === 'FAILED') failed += 1;
+      else requeued += 1;
+      recovered.push({ kind: written.kind, queue: written.queue, failed: written.status === 'FAILED' });
     }
-    return { requeued, failed };
+    return { requeued, failed, recovered };
   });
   return (input) => sweep.immediate(input);
 }

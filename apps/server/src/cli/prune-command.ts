@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { NudgeError, silentLogger } from '@nudge/core';
+import { describeRetention, parseRetention, Pruner, type RetentionPolicy } from '@nudge/engine';
+import { loadRetentionConfig } from '../config.js';
+import { CliError } from './cli-error.js';
+import { describeFailure } from './describe-failure.js';
+import { withCliStore } from './open-cli-store.js';
+import { plural, printJson, printLine } from './print.js';
+
+/**
+ * `nudge prune [--retention LIST] [--json]`: one retention run (what every instance runs each
+ * `NUDGE_PRUNE_INTERVAL_MS`): deletes finished jobs older than `NUDGE_RETENTION` allows, or
+ * `--retention` when given (same form), in small batches. Prints the counts per status.
+ */
+export function pruneCommand(program: Command): void {
+  program
+    .command('prune')
+    .description('delete finished jobs older than the retention allows, and print the counts')
+    .option(
+      '--retention <list>',
+      'STATUS=AGE or KIND:STATUS=AGE entries, such as SUCCEEDED=1h,FAILED=7d (default: NUDGE_RETENTION)',
+    )
+    .option('--json', 'print {"deleted": n, "byStatus": {…}, "batches": n, "retention": "…"}')
+    .action(async (options: { retention?: string; json?: boolean }) => {
+      const policy = retentionFrom(options.retention);
+      await withCliStore(async ({ store }) => {
+        const pruner = new Pruner({
+          store,
+          logger: silentLogger,
+          emit: () => undefined,
+          policy,
+          pruneIntervalMs: 0,
+        });
+        const result = await pruner.runOnce();
+        const retention = describeRetention(policy);
+        if (options.json) return printJson({ ...result, retention });
+        const { SUCCEEDED, FAILED, CANCELLED } = result.byStatus;
+        printLine(
+          `pruned ${plural(result.deleted, 'finished job')} (${SUCCEEDED} succeeded, ${FAILED} failed, ${CANCELLED} cancelled) in ${plural(result.batches, 'batch', 'batches')}; retention ${retention}`,
+        );
+      });
+    });
+}
+
+function retentionFrom(text: string | undefined): RetentionPolicy {
+  try {
+    if (text === undefined) return loadRetentionConfig();
+    return parseRetention(text);
+  } catch (error) {
+    if (error instanceof NudgeError) throw new CliError(describeFailure(error));
+    throw new CliError(`--retention ${(error as Error).message.replace(/^retention: /, '')}`, 2);
+  }
+}

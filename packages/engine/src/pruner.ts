@@ -1,0 +1,96 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { TERMINAL_STATUSES, type Logger, type TerminalStatus } from '@nudge/core';
+import type { Store } from '@nudge/store';
+import type { EmitEngineEvent } from './engine-events.js';
+import { PeriodicTimer } from './periodic-timer.js';
+import { retentionAgeMs, type RetentionPolicy } from './retention-policy.js';
+
+/** Rows one delete takes: small enough that a batch holds its locks for milliseconds. */
+export const DEFAULT_PRUNE_BATCH_SIZE = 500;
+
+/** Options of a {@link Pruner}. */
+export interface PrunerOptions {
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly emit: EmitEngineEvent;
+  readonly policy: RetentionPolicy;
+  /** Time between runs, in ms; 0 never runs on a timer (`runOnce` still works). */
+  readonly pruneIntervalMs: number;
+  /** Rows per delete. @defaultValue {@link DEFAULT_PRUNE_BATCH_SIZE} */
+  readonly batchSize?: number;
+}
+
+/** What one run of the {@link Pruner} deleted. */
+export interface PruneResult {
+  /** Jobs deleted, all statuses. */
+  readonly deleted: number;
+  /** Jobs deleted per status. */
+  readonly byStatus: Readonly<Record<TerminalStatus, number>>;
+  /** Delete statements run. */
+  readonly batches: number;
+}
+
+/**
+ * Retention: deletes finished jobs older than the {@link RetentionPolicy} allows, per status and
+ * kind, oldest first, in batches of `batchSize` rows. Each batch is its own short transaction and
+ * the event loop runs between batches, so a large backlog never holds locks for long or starves
+ * the claimer. Every instance may run one: on PostgreSQL two pruners skip each other's rows.
+ */
+export class Pruner {
+  readonly #options: PrunerOptions;
+  readonly #timer: PeriodicTimer;
+  #stopped = false;
+
+  constructor(options: PrunerOptions) {
+    this.#options = options;
+    this.#timer = new PeriodicTimer(
+      () => this.runOnce(),
+      options.pruneIntervalMs,
+      (error) => options.logger.error({ err: error }, 'pruning finished jobs failed'),
+    );
+  }
+
+  start(): void {
+    this.#stopped = false;
+    if (this.#options.pruneIntervalMs > 0) this.#timer.start();
+  }
+
+  /** Stops the timer; a run in progress stops after its current batch. */
+  stop(): void {
+    this.#stopped = true;
+    this.#timer.stop();
+  }
+
+  /** One run, now: deletes every job past its age, batch after batch. */
+  async runOnce(): Promise<PruneResult> {
+    const { store, policy } = this.#options;
+    const limit = this.#options.batchSize ?? DEFAULT_PRUNE_BATCH_SIZE;
+    const byStatus: Record<TerminalStatus, number> = { SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
+    let batches = 0;
+    for (const status of TERMINAL_STATUSES as readonly TerminalStatus[]) {
+      if (policy.byStatus[status] === null && ![...policy.byKind.values()].some((ages) => ages[status] != null))
+        continue;
+      for (const kind of await store.finishedKinds(status)) {
+        const olderThanMs = retentionAgeMs(policy, status, kind);
+        if (olderThanMs === null) continue;
+        for (;;) {
+          if (this.#stopped && batches > 0) return this.#finish(byStatus, batches);
+          const deleted = await store.pruneFinished({ status, kind, olderThanMs, limit });
+          batches += 1;
+          byStatus[status] += deleted;
+          if (deleted < limit) break;
+          await yieldToEventLoop();
+        }
+      }
+    }
+    return this.#finish(byStatus, batches);
+  }
+
+  #finish(byStatus: Record<TerminalStatus, number>, batches: number): PruneResult {
+    const deleted = byStatus.SUCCEEDED + byStatus.FAILED + byStatus.CANCELLED;
+    const result = { deleted, byStatus, batches };
+    this.#options.emit('prune:done', result);
+    if (deleted > 0) this.#options.logger.info({ ...byStatus, batches }, `pruned ${deleted} finished jobs`);
+    return result;
+  }
+}
