@@ -2,7 +2,14 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { JOB_STATUSES } from '@nudge/core';
 import { buildApp, NudgeMetrics } from '@nudge/http';
-import { describeEngine, parsePrometheusText, rawQuery, waitUntil, type Scrape } from '../helpers/index.js';
+import {
+  describeEngine,
+  parsePrometheusText,
+  rawQuery,
+  waitForEvent,
+  waitUntil,
+  type Scrape,
+} from '../helpers/index.js';
 
 const KEY = 'metrics-test-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
@@ -162,17 +169,17 @@ describeEngine('metrics after a run, checked against the database', (t) => {
     const metrics = new NudgeMetrics({ store: t.store, engine, processMetrics: false });
     engine.start();
     try {
-      const lost = new Promise<{ attempts: number; terminated: boolean }>((resolve) =>
-        engine.once('thread:lost', resolve),
-      );
-      const job = await engine.enqueue({ kind: 'throwAfterReturn' });
+      const lost = waitForEvent(engine, 'thread:lost');
+      const job = await engine.enqueue({ kind: 'exitAfterReturn' });
       assert.deepEqual(await lost, { execution: 'cpu', attempts: 0, terminated: false });
       assert.equal((await t.store.getJob(job.id))?.status, 'SUCCEEDED');
       const scrape = parsePrometheusText(await metrics.scrape());
       assert.equal(scrape.sum('nudge_threads_lost_total', { execution: 'cpu', cause: 'crashed' }), 1);
       // The replacement thread runs the next job.
       const next = await engine.enqueue({ kind: 'echo' });
-      await waitUntil(async () => ((await t.store.getJob(next.id))?.status === 'SUCCEEDED' ? true : undefined));
+      await waitUntil(async () =>
+        (await t.store.getJob(next.id))?.status === 'SUCCEEDED' ? true : undefined,
+      );
       assert.deepEqual(engine.slots.cpu, { total: 1, free: 1 });
     } finally {
       metrics.close();
