@@ -198,5 +198,41 @@ for (const dialect of DIALECTS) {
       assert.match(human.stdout, /\nlive instances: +1\n/);
       assert.match(human.stdout, /\nw1 +0\.1\.0 +echo +\* +cpu 2 /);
     });
+
+    it('prune deletes the finished jobs the retention allows, and prune --json', async () => {
+      const cancelled = await store.enqueue({ kind: 'old' });
+      assert.equal(
+        (await store.cancelJob(cancelled.id, new Date((await store.now()).getTime() - 7_200_000))).outcome,
+        'changed',
+      );
+      const recent = await store.enqueue({ kind: 'recent' });
+      await store.cancelJob(recent.id);
+      const count = async () =>
+        Number(
+          (
+            await rawQuery<{ n: number | string }>(
+              db,
+              `SELECT count(*) AS n FROM nudge_jobs WHERE status = 'CANCELLED'`,
+            )
+          )[0]?.n,
+        );
+      const before = await count();
+      // The default keeps cancelled jobs 14 days.
+      const kept = await nudge('prune');
+      assert.equal(kept.code, 0, kept.stderr);
+      assert.match(
+        kept.stdout,
+        /^pruned 0 finished jobs \(0 succeeded, 0 failed, 0 cancelled\) in \d+ batch(es)?; retention SUCCEEDED=1d,FAILED=14d,CANCELLED=14d\n$/,
+      );
+      const run = jsonOf(await nudge('prune', '--retention', 'CANCELLED=1h', '--json'));
+      assert.deepEqual(run.byStatus, { SUCCEEDED: 0, FAILED: 0, CANCELLED: 1 });
+      assert.equal(run.retention, 'SUCCEEDED=1d,FAILED=14d,CANCELLED=1h');
+      assert.equal(await count(), before - 1);
+      assert.equal(await store.getJob(cancelled.id), undefined);
+      assert.equal((await store.getJob(recent.id))?.status, 'CANCELLED');
+      const env2 = await runCli(['prune', '--json'], { ...env, NUDGE_RETENTION: 'CANCELLED=0' });
+      assert.equal(jsonOf(env2).deleted, before - 1, 'NUDGE_RETENTION applies');
+      assert.equal(await store.getJob(recent.id), undefined);
+    });
   });
 }

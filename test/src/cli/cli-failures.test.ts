@@ -30,12 +30,19 @@ describe('nudge failures', () => {
       ['list', '--status', 'DONE'],
       ['frobnicate'],
       ['enqueue', 'k', '--bogus'],
+      ['prune', '--retention', 'DONE=1d'],
+      ['prune', '--retention', 'SUCCEEDED=soon'],
     ]) {
       const run = await runCli(args, { DATABASE_URL: db.url });
       assert.equal(run.code, 2, args.join(' '));
       oneLine(run.stderr);
       assert.equal(run.stdout, '');
     }
+    const prune = await runCli(['prune', '--retention', 'DONE=1d'], { DATABASE_URL: db.url });
+    assert.match(
+      prune.stderr,
+      /^nudge: --retention "DONE=1d" names status "DONE"; use SUCCEEDED, FAILED, CANCELLED/,
+    );
     const status = await runCli(['status', 'abc'], { DATABASE_URL: db.url });
     assert.equal(
       status.stderr,
@@ -65,6 +72,11 @@ describe('nudge failures', () => {
         ['stats'],
         { NUDGE_LEASE_MS: 'long' },
         /^nudge: INVALID_CONFIG: NUDGE_LEASE_MS must be a whole number of ms/,
+      ],
+      [
+        ['prune'],
+        { NUDGE_RETENTION: 'FAILED=forever' },
+        /^nudge: INVALID_CONFIG: NUDGE_RETENTION is invalid: retention: the age in "FAILED=forever" must be a duration/,
       ],
       [
         ['stats'],

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { JOB_STATUSES, isQueueName, type JobStatus } from '@nudge/core';
+import { parseRetention, type RetentionPolicy } from '@nudge/engine';
 
 /** A job id argument: a whole number ≥ 1. @throws InvalidArgumentError saying so */
 export function parseJobId(text: string): number {
@@ -35,4 +36,13 @@ export function parseQueue(text: string): string {
       `must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got ${JSON.stringify(text)})`,
     );
   return text;
+}
+
+/** A retention list, as `NUDGE_RETENTION` takes it. @throws InvalidArgumentError naming the entry */
+export function parseRetentionArgument(text: string): RetentionPolicy {
+  try {
+    return parseRetention(text);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message.replace(/^retention: /, ''));
+  }
 }

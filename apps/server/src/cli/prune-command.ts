@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { NudgeError, silentLogger } from '@nudge/core';
-import { describeRetention, parseRetention, Pruner, type RetentionPolicy } from '@nudge/engine';
+import { silentLogger } from '@nudge/core';
+import { describeRetention, Pruner, type RetentionPolicy } from '@nudge/engine';
 import { loadRetentionConfig } from '../config.js';
 import { CliError } from './cli-error.js';
 import { describeFailure } from './describe-failure.js';
+import { parseRetentionArgument } from './parse-arguments.js';
 import { withCliStore } from './open-cli-store.js';
 import { plural, printJson, printLine } from './print.js';
 
@@ -19,10 +20,11 @@ export function pruneCommand(program: Command): void {
     .option(
       '--retention <list>',
       'STATUS=AGE or KIND:STATUS=AGE entries, such as SUCCEEDED=1h,FAILED=7d (default: NUDGE_RETENTION)',
+      parseRetentionArgument,
     )
     .option('--json', 'print {"deleted": n, "byStatus": {…}, "batches": n, "retention": "…"}')
-    .action(async (options: { retention?: string; json?: boolean }) => {
-      const policy = retentionFrom(options.retention);
+    .action(async (options: { retention?: RetentionPolicy; json?: boolean }) => {
+      const policy = options.retention ?? retentionFromEnvironment();
       await withCliStore(async ({ store }) => {
         const pruner = new Pruner({
           store,
@@ -42,12 +44,10 @@ export function pruneCommand(program: Command): void {
     });
 }
 
-function retentionFrom(text: string | undefined): RetentionPolicy {
+function retentionFromEnvironment(): RetentionPolicy {
   try {
-    if (text === undefined) return loadRetentionConfig();
-    return parseRetention(text);
+    return loadRetentionConfig();
   } catch (error) {
-    if (error instanceof NudgeError) throw new CliError(describeFailure(error));
-    throw new CliError(`--retention ${(error as Error).message.replace(/^retention: /, '')}`, 2);
+    throw new CliError(describeFailure(error));
   }
 }
