@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NudgeError } from '@nudge/core';
+import { DEFAULT_RETENTION } from '@nudge/engine';
 import { CONFIG_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nudge-config-'));
@@ -51,6 +52,8 @@ describe('loadConfig', () => {
       abortGraceMs: 1000,
       shutdownGraceMs: 10_000,
       unhandledKindGraceMs: 300_000,
+      retention: DEFAULT_RETENTION,
+      pruneIntervalMs: 60_000,
       dbTimeoutMs: 10_000,
       dbConnectTimeoutMs: 5000,
       maxOldGenerationSizeMb: 512,
@@ -81,6 +84,8 @@ describe('loadConfig', () => {
       NUDGE_ABORT_GRACE_MS: '10',
       NUDGE_SHUTDOWN_GRACE_MS: '0',
       NUDGE_UNHANDLED_KIND_GRACE_MS: '0',
+      NUDGE_RETENTION: 'SUCCEEDED=2h, report:SUCCEEDED=30d,audit:FAILED=keep,CANCELLED=0',
+      NUDGE_PRUNE_INTERVAL_MS: '0',
       NUDGE_DB_TIMEOUT_MS: '2000',
       NUDGE_DB_CONNECT_TIMEOUT_MS: '1500',
       NUDGE_MAX_OLD_GENERATION_MB: '128',
@@ -110,6 +115,14 @@ describe('loadConfig', () => {
       abortGraceMs: 10,
       shutdownGraceMs: 0,
       unhandledKindGraceMs: 0,
+      retention: {
+        byStatus: { SUCCEEDED: 7_200_000, FAILED: 14 * 86_400_000, CANCELLED: 0 },
+        byKind: new Map([
+          ['report', { SUCCEEDED: 30 * 86_400_000 }],
+          ['audit', { FAILED: null }],
+        ]),
+      },
+      pruneIntervalMs: 0,
       dbTimeoutMs: 2000,
       dbConnectTimeoutMs: 1500,
       maxOldGenerationSizeMb: 128,
@@ -122,6 +135,16 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 120,
       logLevel: 'debug',
     });
+  });
+
+  it('refuses a bad NUDGE_RETENTION, naming the entry', () => {
+    assert.throws(
+      () => load({ NUDGE_RETENTION: 'SUCCEEDED=1d,FAILED=soon' }),
+      (error: NudgeError) =>
+        error.code === 'INVALID_CONFIG' &&
+        error.message ===
+          'NUDGE_RETENTION is invalid: retention: the age in "FAILED=soon" must be a duration such as 90s, 15m, 12h, 7d, or keep',
+    );
   });
 
   it('treats empty and blank values as unset', () => {
