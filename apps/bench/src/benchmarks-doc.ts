@@ -18,7 +18,7 @@ export const READING_NOTES = [
   'enqueue: the workers run during it, as in production. nudge’s single enqueue is `POST /jobs` (HTTP + one `INSERT`); its batch is one plain multi-row `INSERT` plus `POST /nudge` per batch, the outbox path a producer inside its own transaction takes. Peers use their own APIs: graphile-worker `addJob`/`addJobs`, pg-boss `send`/`insert`, BullMQ `add`/`addBulk`.',
   'latency: each job is enqueued right after the previous one started, so a polling worker (pg-boss) has just polled and waits close to a full interval every time.',
   'cpu: graphile-worker, pg-boss and BullMQ run handlers on their process’s one JavaScript thread, as configured here, so one instance can use at most one core (50 % of a 2-core limit); nudge runs `cpu` kinds in its worker threads. BullMQ’s sandboxed processors could use more cores and are not measured.',
-  'pg-limit, finished-rows, not-due-rows and instances run nudge alone; their ratio column says what each row is compared with.',
+  'pg-limit, finished-rows, retention, not-due-rows and instances run nudge alone; their ratio column says what each row is compared with.',
 ];
 
 /** Everything the results page says. */

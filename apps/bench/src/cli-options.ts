@@ -9,6 +9,7 @@ export const SCENARIO_NAMES = [
   'cpu',
   'pg-limit',
   'finished-rows',
+  'retention',
   'not-due-rows',
   'instances',
   'flights-3m',
@@ -37,6 +38,8 @@ export interface BenchSizes {
   readonly engineBatch: number;
   /** `--finished-rows`: `SUCCEEDED` rows already in the table for finished-rows. */
   readonly finishedRows: number;
+  /** `--retention-jobs`: no-op jobs pushed through with retention on, then off, for retention. */
+  readonly retentionJobs: number;
   /** `--not-due-rows`: rows scheduled for tomorrow, and as many waiting on a retry, for not-due-rows. */
   readonly notDueRows: number;
   /** `--max-instances`: the instances scenario runs 1 … this many servers. */
@@ -68,6 +71,7 @@ export const FULL_SIZES: BenchSizes = {
   cpuMs: 20,
   engineBatch: NUDGE_ENGINE_CLAIM_BATCH,
   finishedRows: 10_000_000,
+  retentionJobs: 1_000_000,
   notDueRows: 1_000_000,
   maxInstances: 3,
   repeat: 3,
@@ -82,6 +86,7 @@ export const QUICK_SIZES: BenchSizes = {
   latencyJobs: 200,
   cpuJobs: 200,
   finishedRows: 1_000_000,
+  retentionJobs: 200_000,
   notDueRows: 100_000,
   repeat: 1,
 };
@@ -90,7 +95,7 @@ export const QUICK_SIZES: BenchSizes = {
 export const USAGE = `pnpm bench [--quick] [--only ${SCENARIO_NAMES.join(',')}] [--systems ${SYSTEM_IDS.join(',')}]
            [--drain-jobs N] [--enqueue-single-jobs N] [--enqueue-batch-jobs N] [--batch-size N]
            [--latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N] [--finished-rows N]
-           [--not-due-rows N] [--max-instances N] [--repeat N] [--out FILE]
+           [--retention-jobs N] [--not-due-rows N] [--max-instances N] [--repeat N] [--out FILE]
 
 A full run (no --quick, --only or --systems) rewrites docs/benchmarks.md; other runs write a report
 only with --out FILE, so a partial run never replaces the published results.`;

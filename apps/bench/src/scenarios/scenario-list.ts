@@ -8,6 +8,7 @@ import { instancesScenario } from './instances-scenario.js';
 import { latencyScenario } from './latency-scenario.js';
 import { notDueRowsScenario } from './not-due-rows-scenario.js';
 import { pgLimitScenario } from './pg-limit-scenario.js';
+import { retentionScenario } from './retention-scenario.js';
 import type { Scenario } from './scenario.js';
 
 /** Every scenario by name; the run order is {@link SCENARIO_NAMES}'. */
@@ -18,6 +19,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   cpu: cpuScenario,
   'pg-limit': pgLimitScenario,
   'finished-rows': finishedRowsScenario,
+  retention: retentionScenario,
   'not-due-rows': notDueRowsScenario,
   instances: instancesScenario,
   'flights-3m': flights3mScenario,
@@ -27,6 +29,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
 export const NUDGE_ONLY_SCENARIOS: ReadonlySet<ScenarioName> = new Set([
   'pg-limit',
   'finished-rows',
+  'retention',
   'not-due-rows',
   'instances',
   'flights-3m',
