@@ -34,7 +34,13 @@ export {
   type PayloadOf,
   type PayloadsOf,
 } from './define-handlers.js';
-export { Pruner, DEFAULT_PRUNE_BATCH_SIZE, type PruneResult, type PrunerOptions } from './pruner.js';
+export {
+  Pruner,
+  DEFAULT_PRUNE_BATCH_SIZE,
+  DEFAULT_RECLAIM_AFTER_ROWS,
+  type PruneResult,
+  type PrunerOptions,
+} from './pruner.js';
 export {
   parseRetention,
   describeRetention,

@@ -18,7 +18,18 @@ export interface PrunerOptions {
   readonly pruneIntervalMs: number;
   /** Rows per delete. @defaultValue {@link DEFAULT_PRUNE_BATCH_SIZE} */
   readonly batchSize?: number;
+  /**
+   * Rows deleted (over one or more runs) after which the run ends with `Store.reclaimSpace`;
+   * 0 never calls it. @defaultValue {@link DEFAULT_RECLAIM_AFTER_ROWS}
+   */
+  readonly reclaimAfterRows?: number;
 }
+
+/**
+ * Deleted rows after which a run reclaims their space: about a few MB of rows, so the table's
+ * growth between two reclaims stays small, while a quiet queue never pays for a vacuum.
+ */
+export const DEFAULT_RECLAIM_AFTER_ROWS = 10_000;
 
 /** What one run of the {@link Pruner} deleted. */
 export interface PruneResult {
@@ -28,6 +39,8 @@ export interface PruneResult {
   readonly byStatus: Readonly<Record<TerminalStatus, number>>;
   /** Delete statements run. */
   readonly batches: number;
+  /** Whether the run ended by reclaiming the space of deleted rows (`Store.reclaimSpace`). */
+  readonly reclaimed: boolean;
 }
 
 /**
@@ -40,6 +53,8 @@ export class Pruner {
   readonly #options: PrunerOptions;
   readonly #timer: PeriodicTimer;
   #stopped = false;
+  /** Rows deleted since space was last reclaimed. */
+  #unreclaimed = 0;
 
   constructor(options: PrunerOptions) {
     this.#options = options;
@@ -68,13 +83,16 @@ export class Pruner {
     const byStatus: Record<TerminalStatus, number> = { SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
     let batches = 0;
     for (const status of TERMINAL_STATUSES as readonly TerminalStatus[]) {
-      if (policy.byStatus[status] === null && ![...policy.byKind.values()].some((ages) => ages[status] != null))
+      if (
+        policy.byStatus[status] === null &&
+        ![...policy.byKind.values()].some((ages) => ages[status] != null)
+      )
         continue;
       for (const kind of await store.finishedKinds(status)) {
         const olderThanMs = retentionAgeMs(policy, status, kind);
         if (olderThanMs === null) continue;
         for (;;) {
-          if (this.#stopped && batches > 0) return this.#finish(byStatus, batches);
+          if (this.#stopped && batches > 0) return this.#finish(byStatus, batches, false);
           const deleted = await store.pruneFinished({ status, kind, olderThanMs, limit });
           batches += 1;
           byStatus[status] += deleted;
@@ -83,12 +101,22 @@ export class Pruner {
         }
       }
     }
-    return this.#finish(byStatus, batches);
+    return this.#finish(byStatus, batches, await this.#reclaim(byStatus));
   }
 
-  #finish(byStatus: Record<TerminalStatus, number>, batches: number): PruneResult {
+  /** Reclaims the space of deleted rows once enough have been deleted; @returns whether it did. */
+  async #reclaim(byStatus: Record<TerminalStatus, number>): Promise<boolean> {
+    this.#unreclaimed += byStatus.SUCCEEDED + byStatus.FAILED + byStatus.CANCELLED;
+    const threshold = this.#options.reclaimAfterRows ?? DEFAULT_RECLAIM_AFTER_ROWS;
+    if (threshold === 0 || this.#unreclaimed < threshold) return false;
+    await this.#options.store.reclaimSpace();
+    this.#unreclaimed = 0;
+    return true;
+  }
+
+  #finish(byStatus: Record<TerminalStatus, number>, batches: number, reclaimed: boolean): PruneResult {
     const deleted = byStatus.SUCCEEDED + byStatus.FAILED + byStatus.CANCELLED;
-    const result = { deleted, byStatus, batches };
+    const result = { deleted, byStatus, batches, reclaimed };
     this.#options.emit('prune:done', result);
     if (deleted > 0) this.#options.logger.info({ ...byStatus, batches }, `pruned ${deleted} finished jobs`);
     return result;

@@ -234,6 +234,15 @@ export interface Store {
    */
   pruneFinished(input: PruneInput): Promise<number>;
 
+  /**
+   * Makes the space of deleted and superseded job rows reusable now rather than whenever the
+   * database gets to it: PostgreSQL runs `VACUUM (SKIP_LOCKED) nudge_jobs` (returning at once when
+   * another session holds the table's vacuum lock; bounded by the query timeout, like any call);
+   * SQLite reuses freed pages on its own, so it does nothing. The pruner calls it after deleting
+   * many rows, so the table stays bounded even where autovacuum is off or far behind.
+   */
+  reclaimSpace(): Promise<void>;
+
   /** Closes every connection; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TerminalStatus } from '@nudge/core';
+import { rawQuery } from '../helpers/index.js';
 import { describeStore, later, leaseOf, type StoreCase } from './store-fixture.js';
 
 const HOUR_MS = 3_600_000;
@@ -89,5 +90,44 @@ describeStore('retention', (t) => {
     assert.notEqual(await t.store.getJob(id), undefined);
     assert.equal(await prune(5000), 1);
     assert.equal(await t.store.getJob(id), undefined);
+  });
+
+  it('reuses the space of pruned rows once it is reclaimed: the table does not grow', async () => {
+    // Bytes in use by the table: PostgreSQL's heap, SQLite's pages not on the free list.
+    const used = async (): Promise<number> => {
+      const sql =
+        t.db.dialect === 'postgres'
+          ? `SELECT pg_table_size('nudge_jobs') AS n`
+          : `SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()) AS n`;
+      return Number((await rawQuery<{ n: number | string }>(t.db, sql))[0]?.n);
+    };
+    const payload = { text: 'x'.repeat(200) };
+    const churn = async () => {
+      const jobs = await t.store.enqueueMany(Array.from({ length: 2000 }, () => ({ kind: 'k', payload })));
+      await rawQuery(
+        t.db,
+        `UPDATE nudge_jobs SET status = 'SUCCEEDED', finished_at = created_at WHERE status = 'PENDING'`,
+      );
+      let deleted = 0;
+      for (let n = -1; n !== 0; deleted += n) {
+        n = await t.store.pruneFinished({
+          status: 'SUCCEEDED',
+          kind: 'k',
+          olderThanMs: 0,
+          limit: 500,
+          now: later(await t.store.now(), 1000),
+        });
+      }
+      assert.equal(deleted, jobs.length);
+      await t.store.reclaimSpace();
+    };
+    await churn();
+    const afterFirst = await used();
+    for (let round = 0; round < 3; round += 1) await churn();
+    const afterFour = await used();
+    assert.ok(
+      afterFour <= afterFirst * 1.2,
+      `the table grew from ${afterFirst} to ${afterFour} bytes over three more rounds`,
+    );
   });
 });

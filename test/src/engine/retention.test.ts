@@ -42,6 +42,7 @@ describeEngine('retention', (t) => {
       const result = await engine.pruneOnce();
       assert.deepEqual(result.byStatus, { SUCCEEDED: 2, FAILED: 0, CANCELLED: 1 });
       assert.equal(result.deleted, 3);
+      assert.equal(result.reclaimed, false, 'too few rows to reclaim');
 
       const status = async (id: number) =>
         (await app.inject({ method: 'GET', url: `/jobs/${id}` })).statusCode;
@@ -81,12 +82,14 @@ describeEngine('retention', (t) => {
       policy: parseRetention('SUCCEEDED=0'),
       pruneIntervalMs: 0,
       batchSize: 500,
+      reclaimAfterRows: 1000,
     });
     const result = await pruner.runOnce();
     assert.deepEqual(result, {
       deleted: 1205,
       byStatus: { SUCCEEDED: 1205, FAILED: 0, CANCELLED: 0 },
       batches: 3,
+      reclaimed: true,
     });
     assert.deepEqual(runs, [result]);
     assert.equal((await t.store.countByStatus()).SUCCEEDED, 0);

@@ -278,6 +278,11 @@ export class PostgresStore implements Store {
     return pgPruneFinished(this.#pool, input);
   }
 
+  async reclaimSpace(): Promise<void> {
+    // VACUUM cannot run in a transaction: a plain pool query is its own statement.
+    await this.#pool.query('VACUUM (SKIP_LOCKED) nudge_jobs');
+  }
+
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
     return pgFailUnhandledKinds(this.#pool, input);
   }
