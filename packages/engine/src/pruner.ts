@@ -8,6 +8,13 @@ import { retentionAgeMs, type RetentionPolicy } from './retention-policy.js';
 /** Rows one delete takes: small enough that a batch holds its locks for milliseconds. */
 export const DEFAULT_PRUNE_BATCH_SIZE = 500;
 
+/**
+ * Longest the pruner runs batches back to back before it lets the event loop run, in ms. One
+ * batch per turn would be too slow on SQLite, whose statements block the thread: a busy engine's
+ * turn takes tens of ms, so the pruner would fall behind a queue running thousands of jobs/s.
+ */
+const SLICE_MS = 20;
+
 /** Options of a {@link Pruner}. */
 export interface PrunerOptions {
   readonly store: Store;
@@ -46,8 +53,8 @@ export interface PruneResult {
 /**
  * Retention: deletes finished jobs older than the {@link RetentionPolicy} allows, per status and
  * kind, oldest first, in batches of `batchSize` rows. Each batch is its own short transaction and
- * the event loop runs between batches, so a large backlog never holds locks for long or starves
- * the claimer. Every instance may run one: on PostgreSQL two pruners skip each other's rows.
+ * the event loop runs at least every 20 ms of batches, so a large backlog never holds locks for
+ * long or starves the claimer. Every instance may run one: on PostgreSQL two pruners skip each other's rows.
  */
 export class Pruner {
   readonly #options: PrunerOptions;
@@ -82,6 +89,7 @@ export class Pruner {
     const limit = this.#options.batchSize ?? DEFAULT_PRUNE_BATCH_SIZE;
     const byStatus: Record<TerminalStatus, number> = { SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
     let batches = 0;
+    let sliceStart = performance.now();
     for (const status of TERMINAL_STATUSES as readonly TerminalStatus[]) {
       if (
         policy.byStatus[status] === null &&
@@ -97,7 +105,10 @@ export class Pruner {
           batches += 1;
           byStatus[status] += deleted;
           if (deleted < limit) break;
-          await yieldToEventLoop();
+          if (performance.now() - sliceStart >= SLICE_MS) {
+            await yieldToEventLoop();
+            sliceStart = performance.now();
+          }
         }
       }
     }

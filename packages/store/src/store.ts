@@ -237,7 +237,8 @@ export interface Store {
   /**
    * Makes the space of deleted and superseded job rows reusable now rather than whenever the
    * database gets to it: PostgreSQL runs `VACUUM (SKIP_LOCKED) nudge_jobs` (returning at once when
-   * another session holds the table's vacuum lock; bounded by the query timeout, like any call);
+   * another session holds the table's vacuum lock; bounded by 10 minutes rather than the query
+   * timeout, since a vacuum cut short reclaims little and blocks no reader or writer);
    * SQLite reuses freed pages on its own, so it does nothing. The pruner calls it after deleting
    * many rows, so the table stays bounded even where autovacuum is off or far behind.
    */

@@ -38,7 +38,7 @@ import type {
 import { toStatusCounts } from '../count-by-status.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
-import { pgFinishedKinds, pgPruneFinished } from './pg-retention.js';
+import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
@@ -279,8 +279,7 @@ export class PostgresStore implements Store {
   }
 
   async reclaimSpace(): Promise<void> {
-    // VACUUM cannot run in a transaction: a plain pool query is its own statement.
-    await this.#pool.query('VACUUM (SKIP_LOCKED) nudge_jobs');
+    await pgReclaimSpace(this.#pool);
   }
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
