@@ -52,6 +52,7 @@ describe('loadConfig', () => {
       abortGraceMs: 1000,
       shutdownGraceMs: 10_000,
       unhandledKindGraceMs: 300_000,
+      schedules: [],
       retention: DEFAULT_RETENTION,
       pruneIntervalMs: 60_000,
       dbTimeoutMs: 10_000,
@@ -84,6 +85,7 @@ describe('loadConfig', () => {
       NUDGE_ABORT_GRACE_MS: '10',
       NUDGE_SHUTDOWN_GRACE_MS: '0',
       NUDGE_UNHANDLED_KIND_GRACE_MS: '0',
+      NUDGE_SCHEDULES: '[{"name":"nightly","cron":"0 3 * * *","timezone":"Europe/Paris","kind":"report"}]',
       NUDGE_RETENTION: 'SUCCEEDED=2h, report:SUCCEEDED=30d,audit:FAILED=keep,CANCELLED=0',
       NUDGE_PRUNE_INTERVAL_MS: '0',
       NUDGE_DB_TIMEOUT_MS: '2000',
@@ -115,6 +117,7 @@ describe('loadConfig', () => {
       abortGraceMs: 10,
       shutdownGraceMs: 0,
       unhandledKindGraceMs: 0,
+      schedules: [{ name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Paris', kind: 'report' }],
       retention: {
         byStatus: { SUCCEEDED: 7_200_000, FAILED: 14 * 86_400_000, CANCELLED: 0 },
         byKind: new Map([
@@ -135,6 +138,27 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 120,
       logLevel: 'debug',
     });
+  });
+
+  it('refuses bad NUDGE_SCHEDULES, naming the schedule and the field', () => {
+    for (const [text, message] of [
+      ['{nope', /^NUDGE_SCHEDULES is invalid: .*JSON/],
+      ['{}', /^NUDGE_SCHEDULES is invalid: schedules: schedules must be an array/],
+      [
+        '[{"name":"a","cron":"61 * * * *","kind":"k"}]',
+        /^NUDGE_SCHEDULES is invalid: schedules: schedule "a": cron "61 \* \* \* \*" in UTC is invalid/,
+      ],
+      [
+        '[{"name":"a","cron":"0 3 * * *","timezone":"Mars/Base","kind":"k"}]',
+        /schedule "a": cron "0 3 \* \* \*" in Mars\/Base is invalid/,
+      ],
+    ] as const) {
+      assert.throws(
+        () => load({ NUDGE_SCHEDULES: text }),
+        (error: NudgeError) => error.code === 'INVALID_CONFIG' && message.test(error.message),
+        text,
+      );
+    }
   });
 
   it('refuses a bad NUDGE_RETENTION, naming the entry', () => {

@@ -4,7 +4,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { NudgeError } from '@nudge/core';
 import { sqlitePath, type Dialect } from '@nudge/store';
-import { parseQueueList, parseRetention, type RetentionPolicy, type ServedQueue } from '@nudge/engine';
+import {
+  parseQueueList,
+  parseRetention,
+  resolveSchedules,
+  type CronSchedule,
+  type RetentionPolicy,
+  type ServedQueue,
+} from '@nudge/engine';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, parseApiKeys, type ApiKey } from '@nudge/http';
 
 /** Log levels of pino, the logger Fastify creates; `silent` logs nothing. */
@@ -53,6 +60,8 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number;
   /** `NUDGE_UNHANDLED_KIND_GRACE_MS`: how long a job may wait while no instance handles its kind, in ms. */
   readonly unhandledKindGraceMs: number;
+  /** `NUDGE_SCHEDULES`: recurring jobs besides the handler module's `schedules` export. */
+  readonly schedules: readonly CronSchedule[];
   /** `NUDGE_RETENTION`: how long finished jobs are kept, per status and kind. */
   readonly retention: RetentionPolicy;
   /** `NUDGE_PRUNE_INTERVAL_MS`: time between retention runs, in ms; 0 never prunes. */
@@ -173,6 +182,22 @@ function envSchema(cwd: string) {
     NUDGE_ABORT_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 1000, ' of ms'),
     NUDGE_SHUTDOWN_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 10_000, ' of ms'),
     NUDGE_UNHANDLED_KIND_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 300_000, ' of ms'),
+    NUDGE_SCHEDULES: z
+      .string()
+      .default('[]')
+      .transform((text, ctx) => {
+        try {
+          const value = JSON.parse(text) as unknown;
+          resolveSchedules(value, 'schedules');
+          return value as CronSchedule[];
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .describe(
+        'a JSON array of schedules, such as [{"name":"nightly","cron":"0 3 * * *","timezone":"Europe/Paris","kind":"report"}]',
+      ),
     NUDGE_RETENTION: z
       .string()
       .default('')
@@ -341,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     abortGraceMs: e.NUDGE_ABORT_GRACE_MS,
     shutdownGraceMs: e.NUDGE_SHUTDOWN_GRACE_MS,
     unhandledKindGraceMs: e.NUDGE_UNHANDLED_KIND_GRACE_MS,
+    schedules: e.NUDGE_SCHEDULES,
     retention: e.NUDGE_RETENTION,
     pruneIntervalMs: e.NUDGE_PRUNE_INTERVAL_MS,
     dbTimeoutMs: e.NUDGE_DB_TIMEOUT_MS,

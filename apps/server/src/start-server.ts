@@ -84,6 +84,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       abortGraceMs: config.abortGraceMs,
       shutdownGraceMs: config.shutdownGraceMs,
       unhandledKindGraceMs: config.unhandledKindGraceMs,
+      schedules: config.schedules,
       retention: config.retention,
       pruneIntervalMs: config.pruneIntervalMs,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,

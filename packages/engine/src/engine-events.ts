@@ -3,6 +3,7 @@ import type { ClaimedJob, FailOutcome, JobLease } from '@nudge/store';
 import type { HeartbeatResult } from './lease-keeper.js';
 import type { RescueResult } from './rescuer.js';
 import type { PruneResult } from './pruner.js';
+import type { CronRunResult } from './cron-scheduler.js';
 import type { ScheduleResult } from './scheduler.js';
 import type { UnhandledKindsRun } from './unhandled-kinds.js';
 
@@ -68,6 +69,8 @@ export interface EngineEvents {
   'heartbeat:done': HeartbeatResult;
   /** A sweep for expired leases finished. */
   'sweep:done': RescueResult;
+  /** A pass of the cron scheduler finished (see {@link CronScheduler}). */
+  'cron:done': CronRunResult;
   /** A retention run finished (see {@link Pruner}). */
   'prune:done': PruneResult;
   /** Due scheduled jobs were promoted to `PENDING`. */

@@ -10,6 +10,7 @@ import {
 import type { Store } from '@nudge/store';
 import { EVERY_QUEUE, resolveQueueServing, type QueueServing, type ServedQueue } from './queue-serving.js';
 import { DEFAULT_RETENTION, type RetentionPolicy } from './retention-policy.js';
+import type { CronSchedule } from './cron-schedule.js';
 
 /** Everything an {@link Engine} is configured with; only `store` and `handlers` are required. */
 export interface EngineOptions {
@@ -68,6 +69,11 @@ export interface EngineOptions {
    * failed, in ms; 0 never fails such jobs. @defaultValue 300000 (5 minutes)
    */
   readonly unhandledKindGraceMs?: number;
+  /**
+   * Recurring jobs besides those the handler module's `schedules` export declares (checked when
+   * the engine is created). @defaultValue none
+   */
+  readonly schedules?: readonly CronSchedule[];
   /** How long finished jobs are kept before they are deleted. @defaultValue {@link DEFAULT_RETENTION} */
   readonly retention?: RetentionPolicy;
   /** Time between retention runs, in ms, jittered by ±10 %; 0 never prunes. @defaultValue 60000 */
@@ -132,6 +138,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     abortGraceMs: wholeNumber('abortGraceMs', options.abortGraceMs ?? 1000, 0),
     shutdownGraceMs: wholeNumber('shutdownGraceMs', options.shutdownGraceMs ?? 10_000, 0),
     unhandledKindGraceMs: wholeNumber('unhandledKindGraceMs', options.unhandledKindGraceMs ?? 300_000, 0),
+    schedules: options.schedules ?? [],
     retention: options.retention ?? DEFAULT_RETENTION,
     pruneIntervalMs: wholeNumber('pruneIntervalMs', options.pruneIntervalMs ?? 60_000, 0),
     progressIntervalMs: wholeNumber('progressIntervalMs', options.progressIntervalMs ?? 1000, 10),

@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { EXECUTION_CLASSES, retryDelayMs, type BackoffOptions, type ExecutionClass } from '@nudge/core';
+import {
+  EXECUTION_CLASSES,
+  NudgeError,
+  retryDelayMs,
+  type BackoffOptions,
+  type ExecutionClass,
+} from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
 import { selfClaimEnqueue } from './self-claim-enqueue.js';
 import { Claimer } from './claimer.js';
@@ -13,6 +19,8 @@ import { OutcomeWriter } from './outcome-writer.js';
 import { ProgressWriter } from './progress-writer.js';
 import { Rescuer, type RescueResult } from './rescuer.js';
 import { Pruner, type PruneResult } from './pruner.js';
+import { CronScheduler, type CronRunResult } from './cron-scheduler.js';
+import { resolveSchedules, type ResolvedSchedule } from './cron-schedule.js';
 import { Scheduler, type ScheduleResult } from './scheduler.js';
 import { shutdownEngine } from './shutdown.js';
 import { KindRegistry } from './kind-registry.js';
@@ -52,6 +60,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   readonly #leaseKeeper: LeaseKeeper;
   readonly #rescuer: Rescuer;
   readonly #pruner: Pruner;
+  readonly #cron: CronScheduler;
   readonly #scheduler: Scheduler;
   readonly #unhandled: UnhandledKindsFailer;
   readonly #waker: NewJobsWaker;
@@ -62,6 +71,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     options: ResolvedEngineOptions,
     kinds: readonly KindInfo[],
     pools: Map<ExecutionClass, ThreadPool>,
+    schedules: readonly ResolvedSchedule[],
   ) {
     super();
     this.options = options;
@@ -158,6 +168,13 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       policy: options.retention,
       pruneIntervalMs: options.pruneIntervalMs,
     });
+    this.#cron = new CronScheduler({
+      store,
+      logger,
+      emit,
+      schedules,
+      enqueue: (input) => this.enqueue(input),
+    });
     this.#scheduler = new Scheduler({
       store,
       logger,
@@ -185,13 +202,18 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   /**
    * Validates the options, loads the handler module to learn its kinds, and starts the threads of
    * each execution class that has kinds.
-   * @throws RangeError when an option is out of range
-   * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded, or a kind
-   *   declares a field wrongly (the message names the kind and the field)
+   * @throws RangeError when an option is out of range, or a schedule of `schedules` is invalid
+   * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded, a kind
+   *   declares a field wrongly (the message names the kind and the field), or its `schedules`
+   *   export is invalid (the message names the schedule and the field)
    */
   static async create(options: EngineOptions): Promise<Engine> {
     const resolved = resolveEngineOptions(options);
-    const kinds = await describeHandlers(resolved.handlers, resolved.maxOldGenerationSizeMb);
+    const { kinds, schedules: declared } = await describeHandlers(
+      resolved.handlers,
+      resolved.maxOldGenerationSizeMb,
+    );
+    const schedules = checkSchedules(declared, resolved.schedules, new Set(kinds.map((k) => k.kind)));
     // Threads start before the executor exists; their reports reach it once it does.
     const target: { executor?: Executor } = {};
     const pools = await startThreadPools(resolved, kinds, {
@@ -199,7 +221,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       onThreadLost: (...args) => target.executor?.onThreadLost(...args),
       onProgress: (progress) => target.executor?.onProgress(progress),
     });
-    const engine = new Engine(resolved, kinds, pools);
+    const engine = new Engine(resolved, kinds, pools, schedules);
     target.executor = engine.#executor;
     return engine;
   }
@@ -267,6 +289,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#leaseKeeper.start();
     this.#rescuer.start();
     this.#pruner.start();
+    this.#cron.start();
     this.#scheduler.start();
     this.#unhandled.start();
     this.#claimer.start();
@@ -365,6 +388,16 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     return this.#pruner.runOnce();
   }
 
+  /** Enqueues the due ticks of the recurring schedules (see {@link CronScheduler}); `now` for tests. */
+  cronOnce(now?: Date): Promise<CronRunResult> {
+    return this.#cron.runOnce(now);
+  }
+
+  /** The recurring schedules this engine runs: the handler module's, then the configured ones. */
+  get schedules(): readonly ResolvedSchedule[] {
+    return this.#cron.schedules;
+  }
+
   /** Promotes due scheduled jobs. */
   promoteOnce(): Promise<ScheduleResult> {
     return this.#scheduler.runOnce();
@@ -392,7 +425,15 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   stop(): Promise<void> {
     this.#stopping ??= shutdownEngine({
       options: this.options,
-      services: [this.#waker, this.#claimer, this.#rescuer, this.#pruner, this.#scheduler, this.#unhandled],
+      services: [
+        this.#waker,
+        this.#claimer,
+        this.#rescuer,
+        this.#pruner,
+        this.#cron,
+        this.#scheduler,
+        this.#unhandled,
+      ],
       claimer: this.#claimer,
       executor: this.#executor,
       leaseKeeper: this.#leaseKeeper,
@@ -407,4 +448,31 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       });
     return this.#stopping;
   }
+}
+
+/**
+ * The handler module's schedules, then the configured ones, checked against the module's kinds.
+ * @throws NudgeError `HANDLERS_INVALID` for a bad module schedule; RangeError for a bad configured one
+ */
+function checkSchedules(
+  fromModule: unknown,
+  configured: readonly unknown[],
+  kinds: ReadonlySet<string>,
+): ResolvedSchedule[] {
+  let schedules: ResolvedSchedule[] = [];
+  try {
+    if (fromModule !== undefined) schedules = resolveSchedules(fromModule, 'the handler module', kinds);
+  } catch (error) {
+    throw new NudgeError('HANDLERS_INVALID', (error as Error).message, { cause: error });
+  }
+  const all = [...schedules, ...resolveSchedules(configured, 'NUDGE_SCHEDULES', kinds)];
+  const names = new Set<string>();
+  for (const { name } of all) {
+    if (names.has(name))
+      throw new RangeError(
+        `schedule "${name}" is declared both in the handler module and in NUDGE_SCHEDULES`,
+      );
+    names.add(name);
+  }
+  return all;
 }

@@ -50,3 +50,19 @@ export {
   type RetentionPolicy,
   type RetentionAges,
 } from './retention-policy.js';
+export {
+  CronScheduler,
+  CRON_CHECK_INTERVAL_MS,
+  type CronRunResult,
+  type CronTick,
+  type CronSchedulerOptions,
+} from './cron-scheduler.js';
+export {
+  resolveSchedules,
+  dueTicks,
+  MISSED_AFTER_MS,
+  type CronSchedule,
+  type MissedTicks,
+  type ResolvedSchedule,
+  type DueTicks,
+} from './cron-schedule.js';

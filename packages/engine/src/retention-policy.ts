@@ -80,7 +80,9 @@ export function retentionAgeMs(policy: RetentionPolicy, status: TerminalStatus, 
 /** `policy` as a `NUDGE_RETENTION` text, such as `SUCCEEDED=1d,FAILED=14d,CANCELLED=keep`. */
 export function describeRetention(policy: RetentionPolicy): string {
   const age = (value: number | null | undefined): string => (value == null ? 'keep' : ms(value));
-  const entries = TERMINAL_STATUSES.map((status) => `${status}=${age(policy.byStatus[status as TerminalStatus])}`);
+  const entries = TERMINAL_STATUSES.map(
+    (status) => `${status}=${age(policy.byStatus[status as TerminalStatus])}`,
+  );
   for (const [kind, ages] of policy.byKind) {
     for (const [status, value] of Object.entries(ages)) entries.push(`${kind}:${status}=${age(value)}`);
   }
@@ -94,9 +96,12 @@ function isTerminalStatus(status: string): status is TerminalStatus {
 function parseAge(entry: string, text: string): number | null {
   if (text === 'keep') return null;
   // ms() reads a bare number as milliseconds; a unit is required unless the age is 0.
-  const value = text === '0' ? 0 : /^\d+(\.\d+)?\s*[a-z]+$/i.test(text) ? ms(text as ms.StringValue) : undefined;
+  const value =
+    text === '0' ? 0 : /^\d+(\.\d+)?\s*[a-z]+$/i.test(text) ? ms(text as ms.StringValue) : undefined;
   if (value === undefined || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(`retention: the age in "${entry}" must be a duration such as 90s, 15m, 12h, 7d, or keep`);
+    throw new RangeError(
+      `retention: the age in "${entry}" must be a duration such as 90s, 15m, 12h, 7d, or keep`,
+    );
   }
   if (value > MAX_AGE_MS) throw new RangeError(`retention: the age in "${entry}" is over 10 years; use keep`);
   return Math.round(value);

@@ -12,7 +12,14 @@ export { MAX_BATCH_JOBS, createJobBatchBodySchema } from './job-batch-route.js';
 export { batchProblemSchema, type BatchProblem } from './error-body.js';
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listJobsQuerySchema } from './job-list-route.js';
 export { instanceViewSchema, toInstanceView, type InstanceView } from './instance-view.js';
-export { operatorRoutes, statsViewSchema, toStatsView, type StatsView } from './operator-routes.js';
+export {
+  operatorRoutes,
+  scheduleViewSchema,
+  statsViewSchema,
+  toScheduleView,
+  toStatsView,
+  type StatsView,
+} from './operator-routes.js';
 export { validateJobBody } from './validate-job-body.js';
 export {
   API_SCOPES,

@@ -231,7 +231,8 @@ export class NudgeMetrics {
       }
     });
     this.#on(engine, 'prune:done', ({ byStatus }) => {
-      for (const [status, deleted] of Object.entries(byStatus)) if (deleted > 0) pruned.inc({ status }, deleted);
+      for (const [status, deleted] of Object.entries(byStatus))
+        if (deleted > 0) pruned.inc({ status }, deleted);
     });
     this.#on(engine, 'thread:lost', ({ execution, terminated }) =>
       threads.inc({ execution, cause: terminated ? 'terminated' : 'crashed' }),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATUSES } from '@nudge/core';
-import type { Store, StoreStats } from '@nudge/store';
+import type { ScheduleState, Store, StoreStats } from '@nudge/store';
 import { errorBodySchema } from './error-body.js';
 import { instanceViewSchema, toInstanceView } from './instance-view.js';
 
@@ -45,6 +45,32 @@ export const toStatsView = (stats: StoreStats): StatsView => ({
   instances: stats.instances.map(toInstanceView),
 });
 
+/** One recurring schedule in `GET /schedules`. */
+export const scheduleViewSchema = Type.Object(
+  {
+    name: Type.String(),
+    cron: Type.String({ description: 'The cron expression, read in `timezone`.' }),
+    timezone: Type.String(),
+    kind: Type.String(),
+    lastTickAt: Type.String({
+      format: 'date-time',
+      description:
+        'The latest tick whose job was enqueued (for a new schedule: when it was first registered).',
+    }),
+    nextTickAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+/** {@link ScheduleState} as JSON: times as ISO text. */
+export const toScheduleView = (s: ScheduleState): Static<typeof scheduleViewSchema> => ({
+  ...s,
+  lastTickAt: s.lastTickAt.toISOString(),
+  nextTickAt: s.nextTickAt?.toISOString() ?? null,
+  updatedAt: s.updatedAt.toISOString(),
+});
+
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 
 /**
@@ -56,6 +82,8 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  * - `GET /stats`: {@link Store.stats}: counts by status, kind and queue, the oldest pending age,
  *   the last hour's failure rate and the live instances. It reads the whole jobs table: poll it
  *   every few seconds at most.
+ * - `GET /schedules`: every recurring schedule an instance has registered, by name, with its
+ *   last and next tick.
  */
 export const operatorRoutes: FastifyPluginAsyncTypebox<{
   store: Store;
@@ -69,6 +97,13 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<{
     async () => ({
       instances: (await store.listInstances({ liveWithinMs: instanceLiveWithinMs })).map(toInstanceView),
     }),
+  );
+  app.get(
+    '/schedules',
+    {
+      schema: { response: { 200: Type.Object({ schedules: Type.Array(scheduleViewSchema) }), ...errors } },
+    },
+    async () => ({ schedules: (await store.listSchedules()).map(toScheduleView) }),
   );
   app.get('/stats', { schema: { response: { 200: statsViewSchema, ...errors } } }, async () =>
     toStatsView(await store.stats({ instanceLiveWithinMs })),

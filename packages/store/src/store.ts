@@ -28,11 +28,13 @@ import type {
 import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
 import type { StatsInput, StoreStats } from './stats-types.js';
 import type { PruneInput } from './retention-types.js';
+import type { ScheduleAdvance, ScheduleRegistration, ScheduleState } from './schedule-types.js';
 
 export type * from './store-types.js';
 export type * from './instance-types.js';
 export type * from './stats-types.js';
 export type * from './retention-types.js';
+export type * from './schedule-types.js';
 
 /** Which database a store talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -243,6 +245,17 @@ export interface Store {
    * many rows, so the table stays bounded even where autovacuum is off or far behind.
    */
   reclaimSpace(): Promise<void>;
+
+  /**
+   * Records declared schedules: a new one starts at the database's now (so its past ticks are
+   * not run), a known one keeps its last tick and takes the given expression, zone and kind.
+   * @returns the rows of the given names, by name
+   */
+  registerSchedules(schedules: readonly ScheduleRegistration[], now?: Date): Promise<ScheduleState[]>;
+  /** Moves a schedule's last tick forward to `tickAt` (never back) and records the next tick. */
+  advanceSchedule(input: ScheduleAdvance): Promise<void>;
+  /** Every recorded schedule, by name. */
+  listSchedules(): Promise<ScheduleState[]>;
 
   /** Closes every connection; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -5,6 +5,7 @@ import { migrateCommand } from './migrate-command.js';
 import { pruneCommand } from './prune-command.js';
 import type { RegisterCommand } from './register-command.js';
 import { retryCommand } from './retry-command.js';
+import { schedulesCommand } from './schedules-command.js';
 import { serveCommand } from './serve-command.js';
 import { statsCommand } from './stats-command.js';
 import { statusCommand } from './status-command.js';
@@ -22,4 +23,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   cancelCommand,
   sweepCommand,
   pruneCommand,
+  schedulesCommand,
 ];

@@ -9,9 +9,17 @@ export function handlersUrl(handlers: string): string {
   return handlers.startsWith('file:') ? handlers : pathToFileURL(resolve(handlers)).href;
 }
 
+/** What a handler module declares. */
+export interface HandlerModuleDescription {
+  readonly kinds: readonly KindInfo[];
+  /** Its `schedules` export as data; `undefined` without one. */
+  readonly schedules: unknown;
+}
+
 /**
  * Loads the handler module in a short-lived worker thread (never in the calling thread, where its
- * imports and side effects do not belong) and returns its kinds with their execution class.
+ * imports and side effects do not belong) and returns its kinds with their execution class, and
+ * its `schedules` export.
  *
  * @throws NudgeError `HANDLERS_INVALID` when the module cannot be loaded, exports no handler, or
  *   declares a kind wrongly
@@ -19,7 +27,7 @@ export function handlersUrl(handlers: string): string {
 export async function describeHandlers(
   handlers: string,
   maxOldGenerationSizeMb: number,
-): Promise<readonly KindInfo[]> {
+): Promise<HandlerModuleDescription> {
   const thread = new WorkerThread(
     { handlersUrl: handlersUrl(handlers), role: 'describe', maxOldGenerationSizeMb },
     {
@@ -30,7 +38,8 @@ export async function describeHandlers(
     },
   );
   try {
-    return await thread.ready();
+    const kinds = await thread.ready();
+    return { kinds, schedules: thread.moduleSchedules };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new NudgeError('HANDLERS_INVALID', `cannot load handlers from ${handlers}: ${reason}`, {

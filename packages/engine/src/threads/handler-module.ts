@@ -53,3 +53,18 @@ export async function loadHandlerModule(handlersUrl: string): Promise<Map<string
   }
   return kinds;
 }
+
+/**
+ * The module's `schedules` export (recurring jobs; see `CronSchedule`) as JSON data, so it can
+ * cross to the main thread; `undefined` when there is none.
+ * @throws Error when the export cannot be written as JSON
+ */
+export async function readSchedulesExport(handlersUrl: string): Promise<unknown> {
+  const { schedules } = (await import(handlersUrl)) as { schedules?: unknown };
+  if (schedules === undefined) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(schedules)) as unknown;
+  } catch (error) {
+    throw new Error(`the "schedules" export is not JSON data: ${(error as Error).message}`);
+  }
+}

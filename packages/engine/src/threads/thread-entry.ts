@@ -13,7 +13,7 @@ import {
 } from '@nudge/core';
 import { followUpOf, type FollowUpWire } from './follow-up.js';
 import type { HandlerContext } from './handler.js';
-import { loadHandlerModule, type LoadedKind } from './handler-module.js';
+import { readSchedulesExport, loadHandlerModule, type LoadedKind } from './handler-module.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { progressJsonOf } from './progress-value.js';
 import type {
@@ -226,6 +226,7 @@ send({
   type: 'ready',
   // Plain data only: the handler and the compiled check stay on this thread.
   kinds: [...kinds.values()].map(({ handler: _handler, check: _check, ...info }) => info),
+  ...(role === 'describe' ? { schedules: await readSchedulesExport(handlersUrl) } : {}),
 });
 if (role === 'describe') process.exit(0);
 

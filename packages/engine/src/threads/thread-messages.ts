@@ -76,6 +76,8 @@ export function encodeJobs(jobs: readonly ClaimedJob[]): string {
 export interface ReadyMessage {
   readonly type: 'ready';
   readonly kinds: readonly KindInfo[];
+  /** The module's `schedules` export, as JSON data (only when the thread describes the module). */
+  readonly schedules?: unknown;
 }
 
 /** The handler module could not be loaded; the thread exits. */

@@ -49,6 +49,7 @@ export interface WorkerThreadOptions {
 export class WorkerThread {
   readonly #worker: Worker;
   readonly #ready: Promise<readonly KindInfo[]>;
+  #moduleSchedules: unknown;
   #cause: unknown;
   #exited = false;
 
@@ -80,6 +81,7 @@ export class WorkerThread {
           listener.onProgress(this, JSON.parse(message.progress) as ProgressTuple[]);
           return;
         case 'ready':
+          this.#moduleSchedules = message.schedules;
           markReady(message.kinds);
           return;
         case 'load-error':
@@ -105,6 +107,11 @@ export class WorkerThread {
   /** Resolves with the module's kinds once the thread has loaded it; rejects if it could not. */
   ready(): Promise<readonly KindInfo[]> {
     return this.#ready;
+  }
+
+  /** The module's `schedules` export as data, once a describing thread is ready. */
+  get moduleSchedules(): unknown {
+    return this.#moduleSchedules;
   }
 
   /** Whether the thread has ended. */

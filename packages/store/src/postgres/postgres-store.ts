@@ -3,6 +3,9 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { silentLogger, type Job, type JobStatus, type Logger, type TerminalStatus } from '@nudge/core';
 import type {
   PruneInput,
+  ScheduleAdvance,
+  ScheduleRegistration,
+  ScheduleState,
   ActivityBucket,
   ActivityQuery,
   ClaimInput,
@@ -39,6 +42,7 @@ import { toStatusCounts } from '../count-by-status.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
 import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
+import { pgAdvanceSchedule, pgListSchedules, pgRegisterSchedules } from './pg-schedules.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
@@ -276,6 +280,18 @@ export class PostgresStore implements Store {
 
   async pruneFinished(input: PruneInput): Promise<number> {
     return pgPruneFinished(this.#pool, input);
+  }
+
+  async registerSchedules(schedules: readonly ScheduleRegistration[], now?: Date): Promise<ScheduleState[]> {
+    return pgRegisterSchedules(this.#pool, schedules, now);
+  }
+
+  async advanceSchedule(input: ScheduleAdvance): Promise<void> {
+    await pgAdvanceSchedule(this.#pool, input);
+  }
+
+  async listSchedules(): Promise<ScheduleState[]> {
+    return pgListSchedules(this.#pool);
   }
 
   async reclaimSpace(): Promise<void> {

@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Job, JobStatus, Logger, TerminalStatus } from '@nudge/core';
 import type {
   PruneInput,
+  ScheduleAdvance,
+  ScheduleRegistration,
+  ScheduleState,
   ActivityBucket,
   ActivityQuery,
   ClaimInput,
@@ -44,6 +47,7 @@ import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteJobCommands } from './sqlite-job-commands.js';
 import { createSqliteQueues } from './sqlite-queues.js';
 import { createSqliteRetention } from './sqlite-retention.js';
+import { createSqliteSchedules } from './sqlite-schedules.js';
 import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
 import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
@@ -245,6 +249,18 @@ export class SqliteStore implements Store {
     return this.#hotPath.retention.prune(input);
   }
 
+  async registerSchedules(schedules: readonly ScheduleRegistration[], now?: Date): Promise<ScheduleState[]> {
+    return this.#hotPath.schedules.register(schedules, now);
+  }
+
+  async advanceSchedule(input: ScheduleAdvance): Promise<void> {
+    this.#hotPath.schedules.advance(input);
+  }
+
+  async listSchedules(): Promise<ScheduleState[]> {
+    return this.#hotPath.schedules.list();
+  }
+
   async reclaimSpace(): Promise<void> {
     // Deleted rows' pages go to the file's free list and are reused by the next inserts.
   }
@@ -278,5 +294,6 @@ function prepareHotPath(db: Database.Database) {
     activity: createSqliteActivity(db),
     queues: createSqliteQueues(db),
     retention: createSqliteRetention(db),
+    schedules: createSqliteSchedules(db),
   };
 }

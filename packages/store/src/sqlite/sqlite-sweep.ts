@@ -39,7 +39,9 @@ interface ExpiredRow {
 /** Prepares the SQLite lease-expiry sweep; see {@link Store.sweepExpired}. */
 export function createSqliteSweep(db: Database.Database): (input: SweepInput) => SweepResult {
   const expired = db.prepare<Record<string, unknown>, ExpiredRow>(EXPIRED);
-  const recover = db.prepare<Record<string, unknown>, { status: string; kind: string; queue: string }>(RECOVER);
+  const recover = db.prepare<Record<string, unknown>, { status: string; kind: string; queue: string }>(
+    RECOVER,
+  );
   const sweep = db.transaction((input: SweepInput) => {
     const now = toSqliteTime(input.now);
     let requeued = 0;
