@@ -112,7 +112,7 @@ export function resolveSchedules(
       kind: s.kind,
       missed,
       ...(s.payload === undefined ? {} : { payload: s.payload }),
-      ...(s.queue === undefined ? {} : { queue: s.queue as string }),
+      ...(s.queue === undefined ? {} : { queue: s.queue }),
       ...(s.priority === undefined ? {} : { priority: s.priority as number }),
       ...(s.maxAttempts === undefined ? {} : { maxAttempts: s.maxAttempts as number }),
       nextTick: (after: Date) => cron.nextRun(after),

@@ -199,6 +199,43 @@ for (const dialect of DIALECTS) {
       assert.match(human.stdout, /\nw1 +0\.1\.0 +echo +\* +cpu 2 /);
     });
 
+    it('schedules and schedules --json list the registered schedules', async () => {
+      assert.match(
+        (await nudge('schedules')).stdout,
+        /^no schedules: declare them in the handler module or NUDGE_SCHEDULES\n$/,
+      );
+      const now = new Date('2026-05-01T10:00:00.000Z');
+      await store.registerSchedules(
+        [{ name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Paris', kind: 'report' }],
+        now,
+      );
+      await store.advanceSchedule({
+        name: 'nightly',
+        tickAt: now,
+        nextTickAt: new Date('2026-05-02T01:00:00.000Z'),
+      });
+      assert.deepEqual(jsonOf(await nudge('schedules', '--json')), {
+        schedules: [
+          {
+            name: 'nightly',
+            cron: '0 3 * * *',
+            timezone: 'Europe/Paris',
+            kind: 'report',
+            lastTickAt: '2026-05-01T10:00:00.000Z',
+            nextTickAt: '2026-05-02T01:00:00.000Z',
+            updatedAt: (
+              jsonOf(await nudge('schedules', '--json')).schedules as Array<{ updatedAt: string }>
+            )[0]?.updatedAt,
+          },
+        ],
+      });
+      const human = await nudge('schedules');
+      assert.match(
+        human.stdout,
+        /^NAME +CRON +TIMEZONE +KIND +LAST TICK +NEXT TICK\nnightly +0 3 \* \* \* +Europe\/Paris +report +2026-05-01T10:00:00.000Z +2026-05-02T01:00:00.000Z\n$/,
+      );
+    });
+
     it('prune deletes the finished jobs the retention allows, and prune --json', async () => {
       const cancelled = await store.enqueue({ kind: 'old' });
       assert.equal(
