@@ -172,7 +172,10 @@ describeEngine('metrics after a run, checked against the database', (t) => {
       const lost = waitForEvent(engine, 'thread:lost');
       const job = await engine.enqueue({ kind: 'exitAfterReturn' });
       assert.deepEqual(await lost, { execution: 'cpu', attempts: 0, terminated: false });
-      assert.equal((await t.store.getJob(job.id))?.status, 'SUCCEEDED');
+      // The result left the thread before it died: the outcome is written, never lost.
+      await waitUntil(async () =>
+        (await t.store.getJob(job.id))?.status === 'SUCCEEDED' ? true : undefined,
+      );
       const scrape = parsePrometheusText(await metrics.scrape());
       assert.equal(scrape.sum('nudge_threads_lost_total', { execution: 'cpu', cause: 'crashed' }), 1);
       // The replacement thread runs the next job.
