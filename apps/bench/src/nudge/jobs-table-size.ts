@@ -9,7 +9,16 @@ export interface JobsTableSize {
   readonly indexBytes: number;
   /** Rows in the table. */
   readonly rows: number;
+  /** Rows not finished (`SCHEDULED`, `PENDING` or `RUNNING`). */
+  readonly unfinished: number;
+  /** Rows `SUCCEEDED`. */
+  readonly succeeded: number;
 }
+
+const COUNTS = `SELECT count(*) AS n,
+       count(*) FILTER (WHERE status IN ('SCHEDULED', 'PENDING', 'RUNNING')) AS unfinished,
+       count(*) FILTER (WHERE status = 'SUCCEEDED') AS succeeded
+  FROM nudge_jobs`;
 
 /**
  * Measures `nudge_jobs` of the database `databaseUrl` names: `pg_table_size` and
@@ -28,11 +37,13 @@ export async function jobsTableSize(databaseUrl: string): Promise<JobsTableSize>
             GROUP BY s.name`,
         )
         .all();
-      const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM nudge_jobs').get();
+      const count = db.prepare<[], { n: number; unfinished: number; succeeded: number }>(COUNTS).get();
       return {
         tableBytes: rows.find((row) => row.name === 'nudge_jobs')?.bytes ?? 0,
         indexBytes: rows.filter((row) => row.name !== 'nudge_jobs').reduce((sum, row) => sum + row.bytes, 0),
         rows: count?.n ?? 0,
+        unfinished: count?.unfinished ?? 0,
+        succeeded: count?.succeeded ?? 0,
       };
     } finally {
       db.close();
@@ -41,15 +52,17 @@ export async function jobsTableSize(databaseUrl: string): Promise<JobsTableSize>
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table_bytes: string; index_bytes: string; rows: string }>(
-      `SELECT pg_table_size('nudge_jobs') AS table_bytes, pg_indexes_size('nudge_jobs') AS index_bytes,
-              (SELECT count(*) FROM nudge_jobs) AS rows`,
+    const { rows } = await client.query<{ table_bytes: string; index_bytes: string }>(
+      `SELECT pg_table_size('nudge_jobs') AS table_bytes, pg_indexes_size('nudge_jobs') AS index_bytes`,
     );
+    const counts = await client.query<{ n: string; unfinished: string; succeeded: string }>(COUNTS);
     const row = rows[0];
     return {
       tableBytes: Number(row?.table_bytes ?? 0),
       indexBytes: Number(row?.index_bytes ?? 0),
-      rows: Number(row?.rows ?? 0),
+      rows: Number(counts.rows[0]?.n ?? 0),
+      unfinished: Number(counts.rows[0]?.unfinished ?? 0),
+      succeeded: Number(counts.rows[0]?.succeeded ?? 0),
     };
   } finally {
     await client.end();

@@ -19,8 +19,13 @@ interface ChurnRun {
   /** Sizes after each round. */
   readonly sizes: readonly JobsTableSize[];
   readonly jobsPerSecond: number;
+  /** Jobs whose handler report never arrived (UDP: a report may be dropped under load). */
   readonly lost: number;
   readonly duplicate: number;
+  /** Jobs the database still shows unfinished at the end: a lost job would be one of these. */
+  readonly unfinished: number;
+  /** Sizes and counts at the end. */
+  readonly end: JobsTableSize;
 }
 
 const megabytes = (size: JobsTableSize): string =>
@@ -57,9 +62,18 @@ async function churn(
             `${label}: ${formatNumber(end)} jobs through, ${formatNumber(size.rows)} rows, table + indexes ${megabytes(size)}`,
           );
         }
-        await tally.waitFor(undefined, 600_000);
         const elapsedMs = performance.now() - started;
-        return { sizes, jobsPerSecond: (tally.distinct / elapsedMs) * 1000, ...tally.exactlyOnce() };
+        // Every round's last job has reported; a report of an earlier one may still be on its way
+        // (or dropped: reports are UDP). The database says whether any job is still unfinished.
+        await tally.waitFor(undefined, 30_000);
+        const end = await jobsTableSize(system.databaseUrl);
+        return {
+          sizes,
+          jobsPerSecond: (jobs / elapsedMs) * 1000,
+          ...tally.exactlyOnce(),
+          unfinished: end.unfinished,
+          end,
+        };
       } finally {
         tally.close();
       }
@@ -104,7 +118,7 @@ export const retentionScenario: Scenario = {
           ratio: `${formatRatio(total(last), total(first))} of the first round`,
           lost: on.lost,
           duplicate: on.duplicate,
-          note: `${formatNumber(last.rows)} rows; largest sample ${megabytes(largest)}`,
+          note: `${formatNumber(last.rows)} rows; largest sample ${megabytes(largest)}; ${formatNumber(on.unfinished)} unfinished${on.lost > 0 ? ` (${formatNumber(on.lost)} handler reports missing)` : ''}`,
         },
         {
           ...common,
@@ -113,7 +127,7 @@ export const retentionScenario: Scenario = {
           ratio: `${formatRatio(total(last), total(lastOff))} with retention on`,
           lost: off.lost,
           duplicate: off.duplicate,
-          note: `${formatNumber(lastOff.rows)} rows`,
+          note: `${formatNumber(lastOff.rows)} rows, ${formatNumber(off.end.succeeded)} SUCCEEDED; ${formatNumber(off.unfinished)} unfinished${off.lost > 0 ? ` (${formatNumber(off.lost)} handler reports missing)` : ''}`,
         },
         {
           ...common,
