@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { formatNumber, formatRatio } from '../format-number.js';
 import { jobsTableSize, type JobsTableSize } from '../nudge/jobs-table-size.js';
 import { nudgeSystem } from '../nudge/nudge-system.js';
@@ -66,7 +67,12 @@ async function churn(
         // Every round's last job has reported; a report of an earlier one may still be on its way
         // (or dropped: reports are UDP). The database says whether any job is still unfinished.
         await tally.waitFor(undefined, 30_000);
-        const end = await jobsTableSize(system.databaseUrl);
+        // Outcomes are written in batches just after the handlers report: give the last ones time.
+        let end = await jobsTableSize(system.databaseUrl);
+        for (let wait = 0; end.unfinished > 0 && wait < 300; wait += 1) {
+          await sleep(100);
+          end = await jobsTableSize(system.databaseUrl);
+        }
         return {
           sizes,
           jobsPerSecond: (jobs / elapsedMs) * 1000,
@@ -118,7 +124,7 @@ export const retentionScenario: Scenario = {
           ratio: `${formatRatio(total(last), total(first))} of the first round`,
           lost: on.lost,
           duplicate: on.duplicate,
-          note: `${formatNumber(last.rows)} rows; largest sample ${megabytes(largest)}; ${formatNumber(on.unfinished)} unfinished${on.lost > 0 ? ` (${formatNumber(on.lost)} handler reports missing)` : ''}`,
+          note: `${formatNumber(last.rows)} rows; largest sample ${megabytes(largest)}; ${on.unfinished} unfinished${on.lost > 0 ? ` (${formatNumber(on.lost)} handler reports missing)` : ''}`,
         },
         {
           ...common,
@@ -127,7 +133,7 @@ export const retentionScenario: Scenario = {
           ratio: `${formatRatio(total(last), total(lastOff))} with retention on`,
           lost: off.lost,
           duplicate: off.duplicate,
-          note: `${formatNumber(lastOff.rows)} rows, ${formatNumber(off.end.succeeded)} SUCCEEDED; ${formatNumber(off.unfinished)} unfinished${off.lost > 0 ? ` (${formatNumber(off.lost)} handler reports missing)` : ''}`,
+          note: `${formatNumber(lastOff.rows)} rows, ${formatNumber(off.end.succeeded)} SUCCEEDED; ${off.unfinished} unfinished${off.lost > 0 ? ` (${formatNumber(off.lost)} handler reports missing)` : ''}`,
         },
         {
           ...common,
