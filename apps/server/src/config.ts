@@ -125,6 +125,24 @@ function isDatabaseUrl(url: string): boolean {
 }
 
 /**
+ * A variable whose text `parse` reads, `defaultText` when unset; whatever `parse` throws becomes the
+ * variable's error: `NAME is invalid: <message>`.
+ */
+function parsedText<T>(defaultText: string, parse: (text: string) => T) {
+  return z
+    .string()
+    .default(defaultText)
+    .transform((text, ctx): T => {
+      try {
+        return parse(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
+        return z.NEVER;
+      }
+    });
+}
+
+/**
  * The variables and their defaults; each schema's description is its accepted form, and a
  * refinement's message is the predicate of the error sentence.
  */
@@ -154,20 +172,9 @@ function envSchema(cwd: string) {
     NUDGE_ASYNC_CONCURRENCY: wholeNumber(1, 100_000, 100),
     NUDGE_MAX_CLAIM_BATCH: wholeNumber(1, 10_000, 500),
     NUDGE_CPU_THREAD_NICE: wholeNumber(0, 19, 10),
-    NUDGE_QUEUES: z
-      .string()
-      .default('*')
-      .transform((text, ctx) => {
-        try {
-          return parseQueueList(text);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
-          return z.NEVER;
-        }
-      })
-      .describe(
-        "queue names separated by commas, each with an optional :cap (most of its jobs this instance runs at once), '*' for every other queue, such as default,emails:4",
-      ),
+    NUDGE_QUEUES: parsedText('*', parseQueueList).describe(
+      "queue names separated by commas, each with an optional :cap (most of its jobs this instance runs at once), '*' for every other queue, such as default,emails:4",
+    ),
     HOST: z.string().default('127.0.0.1').describe('a host name or IP address'),
     PORT: wholeNumber(0, 65535, 3000),
     NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
@@ -182,53 +189,24 @@ function envSchema(cwd: string) {
     NUDGE_ABORT_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 1000, ' of ms'),
     NUDGE_SHUTDOWN_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 10_000, ' of ms'),
     NUDGE_UNHANDLED_KIND_GRACE_MS: wholeNumber(0, MAX_TIMER_MS, 300_000, ' of ms'),
-    NUDGE_SCHEDULES: z
-      .string()
-      .default('[]')
-      .transform((text, ctx) => {
-        try {
-          const value = JSON.parse(text) as unknown;
-          resolveSchedules(value, 'schedules');
-          return value as CronSchedule[];
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
-          return z.NEVER;
-        }
-      })
-      .describe(
-        'a JSON array of schedules, such as [{"name":"nightly","cron":"0 3 * * *","timezone":"Europe/Paris","kind":"report"}]',
-      ),
-    NUDGE_RETENTION: z
-      .string()
-      .default('')
-      .transform((text, ctx) => {
-        try {
-          return parseRetention(text);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
-          return z.NEVER;
-        }
-      })
-      .describe(
-        'STATUS=AGE or KIND:STATUS=AGE entries separated by commas (statuses SUCCEEDED, FAILED, CANCELLED; ages such as 90s, 15m, 12h, 7d, or keep), such as SUCCEEDED=1d,FAILED=14d',
-      ),
+    NUDGE_SCHEDULES: parsedText('[]', (text) => {
+      const value = JSON.parse(text) as unknown;
+      resolveSchedules(value, 'schedules');
+      return value as CronSchedule[];
+    }).describe(
+      'a JSON array of schedules, such as [{"name":"nightly","cron":"0 3 * * *","timezone":"Europe/Paris","kind":"report"}]',
+    ),
+    NUDGE_RETENTION: parsedText('', parseRetention).describe(
+      'STATUS=AGE or KIND:STATUS=AGE entries separated by commas (statuses SUCCEEDED, FAILED, CANCELLED; ages such as 90s, 15m, 12h, 7d, or keep), such as SUCCEEDED=1d,FAILED=14d',
+    ),
     NUDGE_PRUNE_INTERVAL_MS: wholeNumber(0, MAX_TIMER_MS, 60_000, ' of ms'),
     NUDGE_DB_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 10_000, ' of ms'),
     NUDGE_DB_CONNECT_TIMEOUT_MS: wholeNumber(100, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_MAX_OLD_GENERATION_MB: wholeNumber(16, 1_048_576, 512, ' of MB'),
     NUDGE_BODY_LIMIT_BYTES: wholeNumber(1, 1_073_741_824, 1_048_576, ' of bytes'),
-    NUDGE_API_KEYS: z
-      .string()
-      .default('')
-      .transform((text, ctx) => {
-        try {
-          return parseApiKeys(text);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `is invalid: ${(error as Error).message}` });
-          return z.NEVER;
-        }
-      })
-      .describe('KEY:SCOPE[+SCOPE] entries separated by commas (scopes: enqueue, read, admin)'),
+    NUDGE_API_KEYS: parsedText('', parseApiKeys).describe(
+      'KEY:SCOPE[+SCOPE] entries separated by commas (scopes: enqueue, read, admin)',
+    ),
     NUDGE_ALLOW_UNAUTHENTICATED: z
       .enum(['true', 'false'])
       .default('false')

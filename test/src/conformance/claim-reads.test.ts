@@ -7,7 +7,14 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildPgClaim, buildSqliteClaim } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
-import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  createTestDatabase,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+  planNodes,
+  type PlanNode,
+} from '../helpers/index.js';
 
 const SCHEDULED = 20_000;
 const DUE = 10;
@@ -25,20 +32,6 @@ async function fillQueue(db: TestDatabase, store: Store): Promise<void> {
   assert.equal(counts.SCHEDULED, SCHEDULED);
   assert.equal(counts.PENDING, DUE);
   await rawQuery(db, 'ANALYZE');
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
 describe('a claim reads no more rows than it returns', () => {
@@ -72,7 +65,7 @@ describe('a claim reads no more rows than it returns', () => {
       await client.query('ROLLBACK');
       const plan = rows[0]?.['QUERY PLAN'][0].Plan;
       assert.ok(plan);
-      const all = nodes(plan);
+      const all = planNodes(plan);
       const scans = all.filter(
         (n) => n['Relation Name'] === 'nudge_jobs' && n['Node Type'] !== 'ModifyTable',
       );

@@ -11,7 +11,14 @@ import {
   SQLITE_FINISHED_KINDS,
   SQLITE_PRUNE_FINISHED,
 } from '@nudge/store/statements';
-import { createTestDatabase, rawQuery, openStore, type TestDatabase } from '../helpers/index.js';
+import {
+  createTestDatabase,
+  rawQuery,
+  openStore,
+  type TestDatabase,
+  planNodes,
+  type PlanNode,
+} from '../helpers/index.js';
 
 const KEPT = 20_000;
 const OLD = 30;
@@ -30,18 +37,6 @@ INSERT INTO nudge_jobs (kind, status, attempts, finished_at)
 SELECT CASE WHEN i <= ${KEPT} THEN 'kept' ELSE 'old' END, 'SUCCEEDED', 1,
        strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 days', '-' || i || ' seconds')
   FROM n`;
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 describe('retention reads no more rows than it deletes', () => {
   let pgDb: TestDatabase;
@@ -74,7 +69,7 @@ describe('retention reads no more rows than it deletes', () => {
         );
         const plan = rows[0]?.['QUERY PLAN'][0].Plan;
         assert.ok(plan);
-        return nodes(plan).filter(
+        return planNodes(plan).filter(
           (n) => n['Relation Name'] === 'nudge_jobs' && n['Node Type'] !== 'ModifyTable',
         );
       };
