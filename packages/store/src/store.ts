@@ -218,6 +218,9 @@ export interface Store {
    */
   failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult>;
 
-  /** Closes every connection; the store is unusable afterwards. */
+  /**
+   * Closes every connection; the store is unusable afterwards. Idempotent: closing again does
+   * nothing.
+   */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore } from '@nudge/store';
-import { createTestDatabase, rawQuery } from '../helpers/index.js';
+import { createTestDatabase, openStore, rawQuery } from '../helpers/index.js';
 import { describeStore, later, leaseOf } from './store-fixture.js';
 
 describeStore('basics', (t) => {
@@ -97,5 +97,12 @@ describeStore('basics', (t) => {
     }
     await rawQuery(t.db, `INSERT INTO nudge_migrations (version, name) VALUES (999, '0999_from_the_future')`);
     await assert.rejects(t.store.migrate(), { code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('closing twice is harmless, and a closed store refuses work', async () => {
+    const other = await openStore(t.db);
+    await other.close();
+    await other.close();
+    await assert.rejects(other.ping());
   });
 });
