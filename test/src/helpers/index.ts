@@ -5,3 +5,4 @@ export * from './engine-fixture.js';
 export * from './tcp-proxy.js';
 export * from './engine-suite.js';
 export * from './prometheus-text.js';
+export * from './store-threads.js';
