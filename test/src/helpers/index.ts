@@ -7,3 +7,4 @@ export * from './engine-suite.js';
 export * from './prometheus-text.js';
 export * from './store-threads.js';
 export * from './claim-watch.js';
+export * from './fault-triggers.js';
