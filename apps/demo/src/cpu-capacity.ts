@@ -1,7 +1,7 @@
 import { pbkdf2 } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { nearestRank } from './nearest-rank.js';
+import { nearestRank } from '@nudge/core';
 
 const pbkdf2Async = promisify(pbkdf2);
 

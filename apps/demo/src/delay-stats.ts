@@ -1,4 +1,4 @@
-import { nearestRank } from './nearest-rank.js';
+import { nearestRank } from '@nudge/core';
 
 /**
  * A flight counts as delayed when its delay is strictly more than this many minutes. BTS calls a

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { nearestRank } from '@nudge/core';
 import { summarizeDelays } from './delay-stats.js';
 import {
   DelayTallyBuilder,
@@ -9,7 +10,6 @@ import {
   tallyPercentile,
   tallyStats,
 } from './delay-tally.js';
-import { nearestRank } from './nearest-rank.js';
 
 /** Delays from a fixed linear congruential sequence, so the test is the same on every run. */
 function delays(count: number, seed: number, spread: number): number[] {

@@ -1,3 +1,4 @@
+import { nearestRankPosition } from '@nudge/core';
 import { DELAY_PERCENTILE, DELAYED_THRESHOLD_MINUTES, type DelayStats } from './delay-stats.js';
 
 /**
@@ -137,14 +138,14 @@ export function mergeTallies(tallies: Iterable<DelayTally>): DelayTally {
 
 /**
  * The `percent`-th percentile of a histogram's delays by the nearest-rank method, as
- * {@link nearestRank} computes it on the sorted delays: the delay at 1-based rank
- * `max(1, ceil(percent × flights / 100))`, found by walking the cumulative counts.
+ * `nearestRank` computes it on the sorted delays: the delay at the 1-based rank
+ * {@link nearestRankPosition} gives, found by walking the cumulative counts.
  *
- * @throws RangeError when the tally has no flight
+ * @throws RangeError when the tally has no flight, or `percent` is not a whole number from 0 to 100
  */
 export function tallyPercentile(tally: DelayTally, percent: number): number {
   if (tally.flights === 0) throw new RangeError('the percentile of no flights is undefined');
-  const rank = Math.max(1, Math.ceil((percent * tally.flights) / 100));
+  const rank = nearestRankPosition(tally.flights, percent);
   const { histogram } = tally;
   let seen = 0;
   for (let i = 0; i < histogram.length; i += 2) {

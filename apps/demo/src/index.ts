@@ -28,7 +28,6 @@ export * from './make-folder.js';
 export * from './measure-flights-3m.js';
 export * from './merge-file-partials.js';
 export * from './merge-payload.js';
-export * from './nearest-rank.js';
 export * from './nudge-committed.js';
 export * from './parse-csv.js';
 export * from './parse-delay-partial.js';

@@ -1,4 +1,4 @@
-import { nearestRank } from './nearest-rank.js';
+import { nearestRank } from '@nudge/core';
 import type { JobView } from '@nudge/client';
 
 /** Throughput and latency of a set of finished jobs, from their database timestamps. */

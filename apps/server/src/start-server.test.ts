@@ -100,12 +100,20 @@ describe('startServer', () => {
 
   it('closes in order and only once: HTTP first, then the engine, then the store', async () => {
     const events: string[] = [];
+    server.app.server.once('close', () => events.push('http closed'));
     server.engine.once('stopped', () => events.push('engine stopped'));
+    const { store } = server;
+    const closeStore = store.close.bind(store);
+    store.close = async () => {
+      events.push('store closing');
+      await closeStore();
+      events.push('store closed');
+    };
     const first = server.close();
     assert.equal(server.close(), first);
     await first;
     await assert.rejects(fetch(`${server.url}/healthz`));
-    assert.deepEqual(events, ['engine stopped']);
+    assert.deepEqual(events, ['http closed', 'engine stopped', 'store closing', 'store closed']);
     await assert.rejects(server.store.ping());
   });
 });

@@ -9,3 +9,4 @@ export * from './storable-json.js';
 export * from './job-transitions.js';
 export * from './queue-name.js';
 export * from './job-limits.js';
+export * from './nearest-rank.js';

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiKey, ApiScope } from './api-keys.js';
 import { routeAccess } from './route-scopes.js';
+import { DIALECTS } from '@nudge/test-databases';
 import { createTestApp, jsonBody, type TestApp } from './test-app.js';
 
 const ADMIN = 'admin-key-0123456789abcdef';
@@ -32,211 +33,227 @@ function requestFor(method: string, url: string) {
   return { method: method as 'GET' | 'POST', url: path, ...(payload ? { payload } : {}) };
 }
 
-describe('API keys', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp({ apiKeys: KEYS });
-  });
-  after(() => t.close());
+for (const dialect of DIALECTS) {
+  describe(`API keys: ${dialect}`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect, { apiKeys: KEYS });
+    });
+    after(() => t.close());
 
-  it('has routes of every access, and the public ones are only the probes', () => {
-    const access = new Set(t.routes.map((r) => routeAccess(r.method, r.url)));
-    assert.deepEqual([...access].sort(), ['admin', 'enqueue', 'public', 'read']);
-    assert.deepEqual(
-      t.routes.filter((r) => routeAccess(r.method, r.url) === 'public').map((r) => `${r.method} ${r.url}`),
-      ['GET /healthz', 'GET /readyz'],
-    );
-  });
+    it('has routes of every access, and the public ones are only the probes', () => {
+      const access = new Set(t.routes.map((r) => routeAccess(r.method, r.url)));
+      assert.deepEqual([...access].sort(), ['admin', 'enqueue', 'public', 'read']);
+      assert.deepEqual(
+        t.routes.filter((r) => routeAccess(r.method, r.url) === 'public').map((r) => `${r.method} ${r.url}`),
+        ['GET /healthz', 'GET /readyz'],
+      );
+    });
 
-  it('answers 401 UNAUTHORIZED on every route but the probes without a key, writing nothing', async () => {
-    for (const route of t.routes) {
-      const response = await t.app.inject(requestFor(route.method, route.url));
-      const label = `${route.method} ${route.url}`;
-      if (routeAccess(route.method, route.url) === 'public') {
-        assert.equal(response.statusCode, 200, label);
-        continue;
+    it('answers 401 UNAUTHORIZED on every route but the probes without a key, writing nothing', async () => {
+      for (const route of t.routes) {
+        const response = await t.app.inject(requestFor(route.method, route.url));
+        const label = `${route.method} ${route.url}`;
+        if (routeAccess(route.method, route.url) === 'public') {
+          assert.equal(response.statusCode, 200, label);
+          continue;
+        }
+        assert.equal(response.statusCode, 401, label);
+        assert.equal(jsonBody(response).code, 'UNAUTHORIZED', label);
+        assert.equal(response.headers['www-authenticate'], 'Bearer', label);
       }
-      assert.equal(response.statusCode, 401, label);
-      assert.equal(jsonBody(response).code, 'UNAUTHORIZED', label);
-      assert.equal(response.headers['www-authenticate'], 'Bearer', label);
-    }
-    assert.equal((await t.store.countByStatus()).PENDING, 0);
-    assert.equal(t.claimRequests(), 0);
-  });
+      assert.equal((await t.store.countByStatus()).PENDING, 0);
+      assert.equal(t.claimRequests(), 0);
+    });
 
-  it('answers 401 to an unknown key, a wrong scheme, and an unknown route', async () => {
-    const cases = [
-      { authorization: `Bearer ${ADMIN}x` },
-      { authorization: `Bearer ${ADMIN.slice(0, -1)}` },
-      { authorization: `Basic ${Buffer.from(`u:${ADMIN}`).toString('base64')}` },
-      { authorization: ADMIN },
-    ];
-    for (const headers of cases) {
-      const response = await t.app.inject({ method: 'GET', url: '/jobs', headers });
-      assert.equal(response.statusCode, 401, headers.authorization);
-      assert.equal(jsonBody(response).code, 'UNAUTHORIZED');
-    }
-    const unknown = await t.app.inject({ method: 'GET', url: '/nowhere' });
-    assert.equal(unknown.statusCode, 401, 'the route list of a 404 is not shown without a key');
-  });
+    it('answers 401 to an unknown key, a wrong scheme, and an unknown route', async () => {
+      const cases = [
+        { authorization: `Bearer ${ADMIN}x` },
+        { authorization: `Bearer ${ADMIN.slice(0, -1)}` },
+        { authorization: `Basic ${Buffer.from(`u:${ADMIN}`).toString('base64')}` },
+        { authorization: ADMIN },
+      ];
+      for (const headers of cases) {
+        const response = await t.app.inject({ method: 'GET', url: '/jobs', headers });
+        assert.equal(response.statusCode, 401, headers.authorization);
+        assert.equal(jsonBody(response).code, 'UNAUTHORIZED');
+      }
+      const unknown = await t.app.inject({ method: 'GET', url: '/nowhere' });
+      assert.equal(unknown.statusCode, 401, 'the route list of a 404 is not shown without a key');
+    });
 
-  it('answers 403 FORBIDDEN with a key that lacks the scope, naming the scope', async () => {
-    for (const route of t.routes) {
-      const access = routeAccess(route.method, route.url);
-      if (access === 'public') continue;
-      const response = await t.app.inject({
-        ...requestFor(route.method, route.url),
-        headers: { authorization: `Bearer ${WITHOUT[access]}` },
-      });
-      const label = `${route.method} ${route.url}`;
-      assert.equal(response.statusCode, 403, label);
-      const body = jsonBody(response);
-      assert.equal(body.code, 'FORBIDDEN', label);
-      assert.match(String(body.message), new RegExp(`needs the "${access}" scope`), label);
-    }
-    assert.equal((await t.store.countByStatus()).PENDING, 0);
-  });
-
-  it('lets a key with the scope, and an admin key, through to the route', async () => {
-    for (const key of ['scoped', 'admin'] as const) {
+    it('answers 403 FORBIDDEN with a key that lacks the scope, naming the scope', async () => {
       for (const route of t.routes) {
         const access = routeAccess(route.method, route.url);
         if (access === 'public') continue;
-        const token = key === 'admin' ? ADMIN : WITH[access];
         const response = await t.app.inject({
           ...requestFor(route.method, route.url),
-          headers: { authorization: `Bearer ${token}` },
+          headers: { authorization: `Bearer ${WITHOUT[access]}` },
         });
-        const label = `${key} ${route.method} ${route.url}`;
-        assert.notEqual(response.statusCode, 401, label);
-        assert.notEqual(response.statusCode, 403, label);
-        assert.ok(response.statusCode < 500, `${label}: ${response.statusCode} ${response.body}`);
+        const label = `${route.method} ${route.url}`;
+        assert.equal(response.statusCode, 403, label);
+        const body = jsonBody(response);
+        assert.equal(body.code, 'FORBIDDEN', label);
+        assert.match(String(body.message), new RegExp(`needs the "${access}" scope`), label);
       }
-    }
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/jobs',
-      payload: { kind: 'echo' },
-      headers: { authorization: `bearer ${ENQUEUER}` },
+      assert.equal((await t.store.countByStatus()).PENDING, 0);
     });
-    assert.equal(created.statusCode, 201);
-  });
 
-  it('keeps the body limit and the prototype-poisoning guard behind the key check', async () => {
-    const small = await createTestApp({ apiKeys: KEYS, bodyLimitBytes: 64 });
-    try {
-      const auth = { authorization: `Bearer ${ENQUEUER}`, 'content-type': 'application/json' };
-      const big = JSON.stringify({ kind: 'echo', payload: { text: 'x'.repeat(200) } });
-      const tooLarge = await small.app.inject({ method: 'POST', url: '/jobs', payload: big, headers: auth });
-      assert.equal(tooLarge.statusCode, 413);
-      assert.equal(jsonBody(tooLarge).code, 'BODY_TOO_LARGE');
-      const poisoned = await small.app.inject({
+    it('lets a key with the scope, and an admin key, through to the route', async () => {
+      for (const key of ['scoped', 'admin'] as const) {
+        for (const route of t.routes) {
+          const access = routeAccess(route.method, route.url);
+          if (access === 'public') continue;
+          const token = key === 'admin' ? ADMIN : WITH[access];
+          const response = await t.app.inject({
+            ...requestFor(route.method, route.url),
+            headers: { authorization: `Bearer ${token}` },
+          });
+          const label = `${key} ${route.method} ${route.url}`;
+          assert.notEqual(response.statusCode, 401, label);
+          assert.notEqual(response.statusCode, 403, label);
+          assert.ok(response.statusCode < 500, `${label}: ${response.statusCode} ${response.body}`);
+        }
+      }
+      const created = await t.app.inject({
         method: 'POST',
         url: '/jobs',
-        payload: '{"kind":"echo","__proto__":{"admin":true}}',
-        headers: auth,
+        payload: { kind: 'echo' },
+        headers: { authorization: `bearer ${ENQUEUER}` },
       });
-      assert.equal(poisoned.statusCode, 400);
-      assert.equal(jsonBody(poisoned).code, 'INVALID_JSON');
-      const anonymous = await small.app.inject({
-        method: 'POST',
-        url: '/jobs',
-        payload: big,
-        headers: { 'content-type': 'application/json' },
-      });
-      assert.equal(anonymous.statusCode, 401, 'the key is checked before the body is read');
-      assert.equal((await small.store.countByStatus()).PENDING, 0);
-    } finally {
-      await small.close();
-    }
-  });
-});
+      assert.equal(created.statusCode, 201);
+    });
 
-describe('rate limit', () => {
-  it('answers 429 RATE_LIMITED with Retry-After past the limit, per key; the probes stay open', async () => {
-    const t = await createTestApp({ apiKeys: KEYS, rateLimitPerMinute: 3 });
-    try {
-      const get = (key: string) =>
-        t.app.inject({ method: 'GET', url: '/queues', headers: { authorization: `Bearer ${key}` } });
-      for (let i = 0; i < 3; i += 1) {
-        const ok = await get(READER);
-        assert.equal(ok.statusCode, 200);
-        assert.equal(ok.headers['x-ratelimit-remaining'], String(2 - i));
+    it('keeps the body limit and the prototype-poisoning guard behind the key check', async () => {
+      const small = await createTestApp(dialect, { apiKeys: KEYS, bodyLimitBytes: 64 });
+      try {
+        const auth = { authorization: `Bearer ${ENQUEUER}`, 'content-type': 'application/json' };
+        const big = JSON.stringify({ kind: 'echo', payload: { text: 'x'.repeat(200) } });
+        const tooLarge = await small.app.inject({
+          method: 'POST',
+          url: '/jobs',
+          payload: big,
+          headers: auth,
+        });
+        assert.equal(tooLarge.statusCode, 413);
+        assert.equal(jsonBody(tooLarge).code, 'BODY_TOO_LARGE');
+        const poisoned = await small.app.inject({
+          method: 'POST',
+          url: '/jobs',
+          payload: '{"kind":"echo","__proto__":{"admin":true}}',
+          headers: auth,
+        });
+        assert.equal(poisoned.statusCode, 400);
+        assert.equal(jsonBody(poisoned).code, 'INVALID_JSON');
+        const anonymous = await small.app.inject({
+          method: 'POST',
+          url: '/jobs',
+          payload: big,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(anonymous.statusCode, 401, 'the key is checked before the body is read');
+        assert.equal((await small.store.countByStatus()).PENDING, 0);
+      } finally {
+        await small.close();
       }
-      const limited = await get(READER);
-      assert.equal(limited.statusCode, 429);
-      assert.equal(jsonBody(limited).code, 'RATE_LIMITED');
-      const retryAfter = Number(limited.headers['retry-after']);
-      assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${String(limited.headers['retry-after'])}`);
-      assert.match(String(jsonBody(limited).message), /key-3 sent more than 3 requests this minute/);
-      assert.doesNotMatch(limited.body, new RegExp(READER), 'the key itself is never echoed');
-      assert.equal((await get(ADMIN)).statusCode, 200, 'another key has its own budget');
-      for (let i = 0; i < 5; i += 1) {
-        assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`rate limit: ${dialect}`, () => {
+    it('answers 429 RATE_LIMITED with Retry-After past the limit, per key; the probes stay open', async () => {
+      const t = await createTestApp(dialect, { apiKeys: KEYS, rateLimitPerMinute: 3 });
+      try {
+        const get = (key: string) =>
+          t.app.inject({ method: 'GET', url: '/queues', headers: { authorization: `Bearer ${key}` } });
+        for (let i = 0; i < 3; i += 1) {
+          const ok = await get(READER);
+          assert.equal(ok.statusCode, 200);
+          assert.equal(ok.headers['x-ratelimit-remaining'], String(2 - i));
+        }
+        const limited = await get(READER);
+        assert.equal(limited.statusCode, 429);
+        assert.equal(jsonBody(limited).code, 'RATE_LIMITED');
+        const retryAfter = Number(limited.headers['retry-after']);
+        assert.ok(
+          retryAfter > 0 && retryAfter <= 60,
+          `Retry-After ${String(limited.headers['retry-after'])}`,
+        );
+        assert.match(String(jsonBody(limited).message), /key-3 sent more than 3 requests this minute/);
+        assert.doesNotMatch(limited.body, new RegExp(READER), 'the key itself is never echoed');
+        assert.equal((await get(ADMIN)).statusCode, 200, 'another key has its own budget');
+        for (let i = 0; i < 5; i += 1) {
+          assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+        }
+      } finally {
+        await t.close();
       }
-    } finally {
-      await t.close();
-    }
-  });
+    });
 
-  it('limits by client address when no key is configured', async () => {
-    const t = await createTestApp({ rateLimitPerMinute: 2 });
-    try {
-      const codes: number[] = [];
-      for (let i = 0; i < 3; i += 1)
-        codes.push((await t.app.inject({ method: 'GET', url: '/queues' })).statusCode);
-      assert.deepEqual(codes, [200, 200, 429]);
-    } finally {
-      await t.close();
-    }
-  });
-});
-
-describe('without keys', () => {
-  it('leaves every route open', async () => {
-    const t = await createTestApp();
-    try {
-      const response = await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
-      assert.equal(response.statusCode, 201);
-    } finally {
-      await t.close();
-    }
-  });
-});
-
-describe('security headers', () => {
-  it('serves the docs page under a CSP its scripts satisfy (no inline script), and nosniff everywhere', async () => {
-    const t = await createTestApp({ apiKeys: KEYS });
-    try {
-      const page = await t.app.inject({
-        method: 'GET',
-        url: '/docs',
-        headers: { authorization: `Bearer ${READER}` },
-      });
-      assert.equal(page.statusCode, 200);
-      assert.match(String(page.headers['content-type']), /text\/html/);
-      const csp = String(page.headers['content-security-policy']);
-      assert.match(csp, /script-src 'self';/);
-      assert.doesNotMatch(csp, /upgrade-insecure-requests/);
-      const scripts = [...page.body.matchAll(/<script\b([^>]*)>([^<]*)<\/script>/g)];
-      assert.ok(scripts.length >= 3, page.body);
-      for (const [, attributes, text] of scripts) {
-        assert.match(String(attributes), /src="[^"]+"/, 'every script is a file of its own');
-        assert.equal(String(text).trim(), '');
+    it('limits by client address when no key is configured', async () => {
+      const t = await createTestApp(dialect, { rateLimitPerMinute: 2 });
+      try {
+        const codes: number[] = [];
+        for (let i = 0; i < 3; i += 1)
+          codes.push((await t.app.inject({ method: 'GET', url: '/queues' })).statusCode);
+        assert.deepEqual(codes, [200, 200, 429]);
+      } finally {
+        await t.close();
       }
-      const bundle = await t.app.inject({
-        method: 'GET',
-        url: '/docs/static/swagger-initializer.js',
-        headers: { authorization: `Bearer ${READER}` },
-      });
-      assert.equal(bundle.statusCode, 200);
-      assert.equal(page.headers['x-content-type-options'], 'nosniff');
-      assert.equal(page.headers['x-frame-options'], 'SAMEORIGIN');
-      const json = await t.app.inject({ method: 'GET', url: '/healthz' });
-      assert.equal(json.headers['x-content-type-options'], 'nosniff');
-      assert.match(String(json.headers['content-security-policy']), /default-src 'self'/);
-    } finally {
-      await t.close();
-    }
+    });
   });
-});
+}
+
+for (const dialect of DIALECTS) {
+  describe(`without keys: ${dialect}`, () => {
+    it('leaves every route open', async () => {
+      const t = await createTestApp(dialect);
+      try {
+        const response = await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
+        assert.equal(response.statusCode, 201);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`security headers: ${dialect}`, () => {
+    it('serves the docs page under a CSP its scripts satisfy (no inline script), and nosniff everywhere', async () => {
+      const t = await createTestApp(dialect, { apiKeys: KEYS });
+      try {
+        const page = await t.app.inject({
+          method: 'GET',
+          url: '/docs',
+          headers: { authorization: `Bearer ${READER}` },
+        });
+        assert.equal(page.statusCode, 200);
+        assert.match(String(page.headers['content-type']), /text\/html/);
+        const csp = String(page.headers['content-security-policy']);
+        assert.match(csp, /script-src 'self';/);
+        assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+        const scripts = [...page.body.matchAll(/<script\b([^>]*)>([^<]*)<\/script>/g)];
+        assert.ok(scripts.length >= 3, page.body);
+        for (const [, attributes, text] of scripts) {
+          assert.match(String(attributes), /src="[^"]+"/, 'every script is a file of its own');
+          assert.equal(String(text).trim(), '');
+        }
+        const bundle = await t.app.inject({
+          method: 'GET',
+          url: '/docs/static/swagger-initializer.js',
+          headers: { authorization: `Bearer ${READER}` },
+        });
+        assert.equal(bundle.statusCode, 200);
+        assert.equal(page.headers['x-content-type-options'], 'nosniff');
+        assert.equal(page.headers['x-frame-options'], 'SAMEORIGIN');
+        const json = await t.app.inject({ method: 'GET', url: '/healthz' });
+        assert.equal(json.headers['x-content-type-options'], 'nosniff');
+        assert.match(String(json.headers['content-security-policy']), /default-src 'self'/);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}

@@ -1,65 +1,69 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DIALECTS } from '@nudge/test-databases';
 import { createTestApp, jsonBody, type TestApp } from './test-app.js';
 
-describe('GET /jobs', () => {
-  let t: TestApp;
-  let ids: number[];
-  before(async () => {
-    t = await createTestApp();
-    const jobs = await t.store.enqueueMany(
-      Array.from({ length: 5 }, (_, n) => ({ kind: n < 3 ? 'echo' : 'sendEmail', payload: { n } })),
-    );
-    ids = jobs.map((job) => job.id);
-  });
-  after(async () => t.close());
+for (const dialect of DIALECTS) {
+  describe(`GET /jobs: ${dialect}`, () => {
+    let t: TestApp;
+    let ids: number[];
+    before(async () => {
+      t = await createTestApp(dialect);
+      const jobs = await t.store.enqueueMany(
+        Array.from({ length: 5 }, (_, n) => ({ kind: n < 3 ? 'echo' : 'sendEmail', payload: { n } })),
+      );
+      ids = jobs.map((job) => job.id);
+    });
+    after(async () => t.close());
 
-  const list = async (query: string) => {
-    const response = await t.app.inject({ method: 'GET', url: `/jobs${query}` });
-    return { status: response.statusCode, body: jsonBody(response) };
-  };
-  const idsOf = (body: Record<string, unknown>) => (body.jobs as Array<{ id: number }>).map((job) => job.id);
+    const list = async (query: string) => {
+      const response = await t.app.inject({ method: 'GET', url: `/jobs${query}` });
+      return { status: response.statusCode, body: jsonBody(response) };
+    };
+    const idsOf = (body: Record<string, unknown>) =>
+      (body.jobs as Array<{ id: number }>).map((job) => job.id);
 
-  it('pages newest first until nextCursor is null', async () => {
-    const first = await list('?limit=2');
-    assert.equal(first.status, 200);
-    assert.deepEqual(idsOf(first.body), [ids[4], ids[3]]);
-    const second = await list(`?limit=2&cursor=${String(first.body.nextCursor)}`);
-    assert.deepEqual(idsOf(second.body), [ids[2], ids[1]]);
-    const third = await list(`?limit=2&cursor=${String(second.body.nextCursor)}`);
-    assert.deepEqual(idsOf(third.body), [ids[0]]);
-    assert.equal(third.body.nextCursor, null);
-  });
+    it('pages newest first until nextCursor is null', async () => {
+      const first = await list('?limit=2');
+      assert.equal(first.status, 200);
+      assert.deepEqual(idsOf(first.body), [ids[4], ids[3]]);
+      const second = await list(`?limit=2&cursor=${String(first.body.nextCursor)}`);
+      assert.deepEqual(idsOf(second.body), [ids[2], ids[1]]);
+      const third = await list(`?limit=2&cursor=${String(second.body.nextCursor)}`);
+      assert.deepEqual(idsOf(third.body), [ids[0]]);
+      assert.equal(third.body.nextCursor, null);
+    });
 
-  it('filters by kind and status, and reads many ids at once', async () => {
-    assert.deepEqual(idsOf((await list('?kind=sendEmail')).body), [ids[4], ids[3]]);
-    assert.deepEqual(idsOf((await list('?status=PENDING&kind=echo&limit=100')).body), [
-      ids[2],
-      ids[1],
-      ids[0],
-    ]);
-    assert.deepEqual(idsOf((await list('?status=FAILED')).body), []);
-    const read = await list(`?ids=${ids[0]},${ids[3]},99999`);
-    assert.equal(read.status, 200);
-    assert.deepEqual(idsOf(read.body), [ids[3], ids[0]]);
-    assert.equal(read.body.nextCursor, null);
-  });
+    it('filters by kind and status, and reads many ids at once', async () => {
+      assert.deepEqual(idsOf((await list('?kind=sendEmail')).body), [ids[4], ids[3]]);
+      assert.deepEqual(idsOf((await list('?status=PENDING&kind=echo&limit=100')).body), [
+        ids[2],
+        ids[1],
+        ids[0],
+      ]);
+      assert.deepEqual(idsOf((await list('?status=FAILED')).body), []);
+      const read = await list(`?ids=${ids[0]},${ids[3]},99999`);
+      assert.equal(read.status, 200);
+      assert.deepEqual(idsOf(read.body), [ids[3], ids[0]]);
+      assert.equal(read.body.nextCursor, null);
+    });
 
-  it('refuses a bad query, naming the parameter', async () => {
-    const cases: Array<[string, RegExp]> = [
-      ['?limit=0', /^querystring\/limit must be a whole number from 1 to 100/],
-      ['?limit=101', /querystring\/limit/],
-      ['?status=DONE', /querystring\/status/],
-      ['?cursor=abc', /querystring\/cursor must be the nextCursor of the previous page/],
-      ['?ids=1,,2', /querystring\/ids must be 1 to 100 job ids/],
-      ['?ids=1&kind=echo', /^querystring\/ids cannot be combined with kind/],
-      ['?sort=asc', /querystring\/sort is not allowed/],
-    ];
-    for (const [query, message] of cases) {
-      const { status, body } = await list(query);
-      assert.equal(status, 400, query);
-      assert.equal(body.code, 'INVALID_REQUEST', query);
-      assert.match(String(body.message), message, query);
-    }
+    it('refuses a bad query, naming the parameter', async () => {
+      const cases: Array<[string, RegExp]> = [
+        ['?limit=0', /^querystring\/limit must be a whole number from 1 to 100/],
+        ['?limit=101', /querystring\/limit/],
+        ['?status=DONE', /querystring\/status/],
+        ['?cursor=abc', /querystring\/cursor must be the nextCursor of the previous page/],
+        ['?ids=1,,2', /querystring\/ids must be 1 to 100 job ids/],
+        ['?ids=1&kind=echo', /^querystring\/ids cannot be combined with kind/],
+        ['?sort=asc', /querystring\/sort is not allowed/],
+      ];
+      for (const [query, message] of cases) {
+        const { status, body } = await list(query);
+        assert.equal(status, 400, query);
+        assert.equal(body.code, 'INVALID_REQUEST', query);
+        assert.match(String(body.message), message, query);
+      }
+    });
   });
-});
+}

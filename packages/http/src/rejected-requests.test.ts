@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
+import { DIALECTS } from '@nudge/test-databases';
 import { createTestApp, jsonBody, type TestApp } from './test-app.js';
 
 const json = { 'content-type': 'application/json' };
@@ -256,51 +257,55 @@ const REASONS: Record<number, string> = {
   415: 'Unsupported Media Type',
 };
 
-describe('rejected requests', () => {
-  let t: TestApp;
-  let lastId: number;
-  before(async () => {
-    t = await createTestApp({ bodyLimitBytes: BODY_LIMIT_BYTES });
-    lastId = (await t.store.enqueue({ kind: 'echo' })).id;
-  });
-  after(async () => t.close());
-
-  for (const c of CASES) {
-    it(`${c.name}: ${c.status} ${c.code}, nothing written, no claim requested`, async () => {
-      const claims = t.claimRequests();
-      const response = await t.app.inject(c.request);
-      assert.equal(response.statusCode, c.status, response.body);
-      assert.match(String(response.headers['content-type']), /^application\/json/);
-      const body = jsonBody(response);
-      assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'statusCode']);
-      assert.equal(body.statusCode, c.status);
-      assert.equal(body.code, c.code);
-      assert.equal(body.error, REASONS[c.status]);
-      assert.match(String(body.message), c.message);
-      assert.equal(await t.store.getJob(lastId + 1), undefined, 'a rejected request wrote a job');
-      assert.equal(t.claimRequests(), claims);
+for (const dialect of DIALECTS) {
+  describe(`rejected requests: ${dialect}`, () => {
+    let t: TestApp;
+    let lastId: number;
+    before(async () => {
+      t = await createTestApp(dialect, { bodyLimitBytes: BODY_LIMIT_BYTES });
+      lastId = (await t.store.enqueue({ kind: 'echo' })).id;
     });
-  }
+    after(async () => t.close());
 
-  it('left the id sequence untouched: the next job takes the next id', async () => {
-    const next = await t.store.enqueue({ kind: 'echo' });
-    assert.equal(next.id, lastId + 1);
-  });
-});
-
-describe('internal errors', () => {
-  it('answers 500 INTERNAL_ERROR without revealing the cause', async () => {
-    const t = await createTestApp();
-    try {
-      await t.store.close();
-      const response = await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
-      assert.equal(response.statusCode, 500);
-      const body = jsonBody(response);
-      assert.equal(body.code, 'INTERNAL_ERROR');
-      assert.equal(body.error, 'Internal Server Error');
-      assert.doesNotMatch(String(body.message), /database|sqlite|connection/i);
-    } finally {
-      await t.close();
+    for (const c of CASES) {
+      it(`${c.name}: ${c.status} ${c.code}, nothing written, no claim requested`, async () => {
+        const claims = t.claimRequests();
+        const response = await t.app.inject(c.request);
+        assert.equal(response.statusCode, c.status, response.body);
+        assert.match(String(response.headers['content-type']), /^application\/json/);
+        const body = jsonBody(response);
+        assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'statusCode']);
+        assert.equal(body.statusCode, c.status);
+        assert.equal(body.code, c.code);
+        assert.equal(body.error, REASONS[c.status]);
+        assert.match(String(body.message), c.message);
+        assert.equal(await t.store.getJob(lastId + 1), undefined, 'a rejected request wrote a job');
+        assert.equal(t.claimRequests(), claims);
+      });
     }
+
+    it('left the id sequence untouched: the next job takes the next id', async () => {
+      const next = await t.store.enqueue({ kind: 'echo' });
+      assert.equal(next.id, lastId + 1);
+    });
   });
-});
+}
+
+for (const dialect of DIALECTS) {
+  describe(`internal errors: ${dialect}`, () => {
+    it('answers 500 INTERNAL_ERROR without revealing the cause', async () => {
+      const t = await createTestApp(dialect);
+      try {
+        await t.store.close();
+        const response = await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
+        assert.equal(response.statusCode, 500);
+        const body = jsonBody(response);
+        assert.equal(body.code, 'INTERNAL_ERROR');
+        assert.equal(body.error, 'Internal Server Error');
+        assert.doesNotMatch(String(body.message), /database|sqlite|connection/i);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}

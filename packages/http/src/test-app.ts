@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { SqliteStore, type EnqueueInput } from '@nudge/store';
+import { createStore, type Dialect, type EnqueueInput, type Store } from '@nudge/store';
+import { createTestDatabase } from '@nudge/test-databases';
 import type { ApiKey } from './api-keys.js';
 import { createHttpApp } from './create-http-app.js';
 import { nudgeRoutes } from './nudge-routes.js';
 import { NudgeMetrics } from './nudge-metrics.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 
-/** An app on a fresh SQLite file, for the tests of this package. */
+/** An app on a fresh database of one dialect, for the tests of this package. */
 export interface TestApp {
   readonly app: NudgeHttpApp;
-  readonly store: SqliteStore;
+  readonly store: Store;
   /**
    * Every route the app registered (collected with an `onRoute` hook, `HEAD` left out), with
    * `hidden` for those its OpenAPI document leaves out (the documentation UI's own).
@@ -19,7 +17,9 @@ export interface TestApp {
   readonly routes: readonly { method: string; url: string; hidden: boolean }[];
   /** How many times the routes called `requestClaim` or `enqueue` (each one a claim request). */
   readonly claimRequests: () => number;
-  /** Closes the app and the store, and deletes the file. */
+  /** How many times the routes called the engine's `enqueue`. */
+  readonly enqueues: () => number;
+  /** Closes the app and the store, and drops the database. */
   close(): Promise<void>;
 }
 
@@ -27,11 +27,13 @@ export interface TestApp {
 export const TEST_KINDS: readonly string[] = ['echo', 'sendEmail'];
 
 /**
- * Builds the app on a real SQLite store in a new temp folder (migrated unless `migrate` is
+ * Builds the app on a real store of `dialect` on a throwaway database (a new SQLite file, or a
+ * new PostgreSQL database on the server `TEST_DATABASE_URL` names; migrated unless `migrate` is
  * false) with an engine stand-in that counts claim requests, and metrics without an engine (so
  * `GET /metrics` exists).
  */
 export async function createTestApp(
+  dialect: Dialect,
   options: {
     migrate?: boolean;
     bodyLimitBytes?: number;
@@ -39,16 +41,18 @@ export async function createTestApp(
     rateLimitPerMinute?: number;
   } = {},
 ): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'nudge-http-'));
-  const store = new SqliteStore(join(dir, 'nudge.db'));
+  const db = await createTestDatabase(dialect);
+  const store = createStore(db.url);
   if (options.migrate ?? true) await store.migrate();
   let claims = 0;
+  let enqueues = 0;
   const engine = {
     kinds: TEST_KINDS,
     requestClaim: () => void (claims += 1),
     enqueue: async (input: EnqueueInput) => {
       const job = await store.enqueue(input);
       claims += 1;
+      enqueues += 1;
       return job;
     },
     cancel: (id: number) => store.cancelJob(id),
@@ -75,10 +79,11 @@ export async function createTestApp(
     store,
     routes,
     claimRequests: () => claims,
+    enqueues: () => enqueues,
     close: async () => {
       await app.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await db.drop();
     },
   };
 }

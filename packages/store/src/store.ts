@@ -257,6 +257,9 @@ export interface Store {
   /** Every recorded schedule, by name. */
   listSchedules(): Promise<ScheduleState[]>;
 
-  /** Closes every connection; the store is unusable afterwards. */
+  /**
+   * Closes every connection; the store is unusable afterwards. Idempotent: closing again does
+   * nothing.
+   */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore } from '@nudge/store';
-import { createTestDatabase, rawQuery } from '../helpers/index.js';
+import { createTestDatabase, openStore, rawQuery, runStoreThreads } from '../helpers/index.js';
 import { describeStore, later, leaseOf } from './store-fixture.js';
 
 describeStore('basics', (t) => {
@@ -80,22 +80,37 @@ describeStore('basics', (t) => {
     assert.deepEqual(await t.store.migrate(), []);
     const state = await t.store.schemaState();
     assert.equal(state.applied, state.latest);
+    // Three threads, each with its own connection, migrate one fresh database at the same moment.
     const fresh = await createTestDatabase(t.db.dialect);
-    const [a, b] = [createStore(fresh.url), createStore(fresh.url)];
     try {
-      const applied = await Promise.all([a.migrate(), b.migrate()]);
+      const results = await runStoreThreads(fresh, [
+        { type: 'migrate' },
+        { type: 'migrate' },
+        { type: 'migrate' },
+      ]);
+      const applied = results.flatMap((result) => (result.type === 'migrate' ? result.applied : []));
       assert.deepEqual(
-        applied.flat().sort((x, y) => x - y),
+        applied.sort((x, y) => x - y),
         Array.from({ length: state.latest }, (_, i) => i + 1),
-        'each migration is applied by exactly one process',
+        'each migration is applied by exactly one thread',
       );
-      assert.deepEqual(await a.schemaState(), state);
+      const check = createStore(fresh.url);
+      try {
+        assert.deepEqual(await check.schemaState(), state);
+      } finally {
+        await check.close();
+      }
     } finally {
-      await a.close();
-      await b.close();
       await fresh.drop();
     }
     await rawQuery(t.db, `INSERT INTO nudge_migrations (version, name) VALUES (999, '0999_from_the_future')`);
     await assert.rejects(t.store.migrate(), { code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('closing twice is harmless, and a closed store refuses work', async () => {
+    const other = await openStore(t.db);
+    await other.close();
+    await other.close();
+    await assert.rejects(other.ping());
   });
 });

@@ -9,7 +9,9 @@ import {
   createEngine,
   createScratch,
   createTestDatabase,
+  describeEngine,
   openStore,
+  waitForEvent,
   waitUntil,
   type Scratch,
   type TestDatabase,
@@ -31,7 +33,6 @@ describe('engine: failures are contained and retried', () => {
       abortGraceMs: 100,
       maxOldGenerationSizeMb: 48,
       backoff: { baseMs: 200, maxMs: 10_000, jitterRatio: 0 },
-      backoffByKind: { sleepy: { baseMs: 5 } },
     });
     engine.start();
   });
@@ -142,9 +143,49 @@ describe('engine: failures are contained and retried', () => {
     assert.match(done.lastError ?? '', /ran out of memory \(limit 48 MB\)/);
     await threadOfNextJob();
   });
+});
 
-  it('a per-kind backoff overrides the default curve', async () => {
-    assert.equal(engine.backoffFor('sleepy').baseMs, 5);
-    assert.equal(engine.backoffFor('fail').baseMs, 200);
+/** First retry delays of the per-kind case, in ms: the engine's curve and `failUntilFixed`'s own. */
+const DEFAULT_BASE_MS = 3000;
+const KIND_BASE_MS = 7000;
+
+describeEngine('engine: per-kind backoff', (t) => {
+  it('a per-kind backoff overrides the default curve in the stored run_at', async () => {
+    const engine = await t.engine({
+      threads: 1,
+      backoff: { baseMs: DEFAULT_BASE_MS, maxMs: 60_000, jitterRatio: 0 },
+      backoffByKind: { failUntilFixed: { baseMs: KIND_BASE_MS } },
+    });
+    const ofKind = await t.store.enqueue({
+      kind: 'failUntilFixed',
+      payload: { okFile: join(t.scratch.dir, 'never') },
+      maxAttempts: 3,
+    });
+    const ofDefault = await t.store.enqueue({ kind: 'fail', maxAttempts: 3 });
+    const failedOnce = (id: number) =>
+      waitForEvent<{ id: number; status: string }>(engine, 'job:failed', (event) => event.id === id);
+    const failed = Promise.all([failedOnce(ofKind.id), failedOnce(ofDefault.id)]);
+    engine.start();
+    await failed;
+    for (const [job, delayMs] of [
+      [ofKind, KIND_BASE_MS],
+      [ofDefault, DEFAULT_BASE_MS],
+    ] as const) {
+      const [row, now] = await Promise.all([t.store.getJob(job.id), t.store.now()]);
+      assert.ok(row);
+      assert.equal(row.status, 'SCHEDULED');
+      assert.equal(row.attempts, 1);
+      const failedAt = row.errors.at(-1)?.at;
+      assert.ok(failedAt, 'the failure is recorded with its time');
+      // Both times come from the database clock in one statement: run_at is failure + delay.
+      assert.equal(row.runAt.getTime() - failedAt.getTime(), delayMs, `${job.kind}: run_at - failed at`);
+      if (job === ofKind) {
+        const waitMs = row.runAt.getTime() - now.getTime();
+        assert.ok(
+          waitMs > KIND_BASE_MS - 5000 && waitMs <= KIND_BASE_MS,
+          `due in ${waitMs} ms by the database clock`,
+        );
+      }
+    }
   });
 });

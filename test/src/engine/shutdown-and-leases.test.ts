@@ -71,4 +71,46 @@ describeEngine('engine shutdown and leases', (t) => {
     assert.equal(row?.attempts, 2);
     await engine.stop();
   });
+
+  it('a job running past leaseMs is not swept while its heartbeats continue, then succeeds', async () => {
+    const leaseMs = 600;
+    const engine = await t.engine({ threads: 1, leaseMs, sweepIntervalMs: 60_000 });
+    const job = await t.store.enqueue({ kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } });
+    const renewed: number[] = [];
+    engine.on('heartbeat:done', ({ renewed: count }: { renewed: number }) => renewed.push(count));
+    engine.start();
+    await waitForEvent(engine, 'job:started');
+    const claimed = await t.store.getJob(job.id);
+    assert.ok(claimed?.leaseExpiresAt && claimed.startedAt);
+    const firstExpiry = claimed.leaseExpiresAt;
+    // Heartbeat by heartbeat, until the database clock is well past the first lease.
+    while ((await t.store.now()).getTime() <= firstExpiry.getTime() + leaseMs) {
+      await waitForEvent(engine, 'heartbeat:done');
+    }
+    const sweep = await engine.sweepOnce();
+    assert.deepEqual({ requeued: sweep.requeued, failed: sweep.failed }, { requeued: 0, failed: 0 });
+    const running = await t.store.getJob(job.id);
+    assert.equal(running?.status, 'RUNNING');
+    assert.equal(running?.version, claimed.version, 'the same claim holds the job');
+    assert.equal(running?.claimedBy, engine.options.workerId);
+    assert.ok(
+      running?.leaseExpiresAt && running.leaseExpiresAt > (await t.store.now()),
+      'the lease was renewed past now',
+    );
+    assert.ok(renewed.filter((count) => count === 1).length >= 2, `renewals: ${renewed.join(', ')}`);
+    const succeeded = waitForEvent<{ id: number; version: number }>(
+      engine,
+      'job:succeeded',
+      (lease) => lease.id === job.id,
+    );
+    t.scratch.release();
+    assert.equal((await succeeded).version, claimed.version);
+    const done = await t.store.getJob(job.id);
+    assert.equal(done?.status, 'SUCCEEDED');
+    assert.equal(done?.attempts, 1, 'one attempt, never interrupted');
+    assert.ok(
+      done?.finishedAt && done.finishedAt.getTime() - claimed.startedAt.getTime() > 2 * leaseMs,
+      'it ran for more than two leases',
+    );
+  });
 });

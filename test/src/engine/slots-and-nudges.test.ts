@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readlinkSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import type { ClaimInput, ClaimedJob, Store } from '@nudge/store';
-import { describeEngine, waitForEvent, waitUntil } from '../helpers/index.js';
+import { ClaimWatch, describeEngine, waitForEvent, waitUntil } from '../helpers/index.js';
 
 describeEngine('engine slots and claim coalescing', (t) => {
   it('never claims more jobs than the free slots of each class, and no query runs at zero', async () => {
@@ -26,8 +26,9 @@ describeEngine('engine slots and claim coalescing', (t) => {
     await waitUntil(() => (started.length === 3 ? true : undefined), 10_000, 10, 'three jobs to start');
     const queriesWhenFull = queries;
     for (let i = 0; i < 100; i += 1) engine.requestClaim();
-    // Several poll intervals pass with every slot of both classes held.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Several poll intervals pass with every slot of both classes held: the scheduler runs once
+    // per poll interval, as the claimer's poll does.
+    for (let i = 0; i < 4; i += 1) await waitForEvent(engine, 'schedule:done');
     assert.equal(queries, queriesWhenFull, 'no claim query while every slot is busy');
     assert.equal(engine.freeSlots, 0);
     assert.deepEqual(engine.slots, { cpu: { total: 2, free: 0 }, async: { total: 1, free: 0 } });
@@ -46,16 +47,14 @@ describeEngine('engine slots and claim coalescing', (t) => {
 
   it('1,000 nudges in a burst cause at most two claim queries', async () => {
     const engine = await t.engine({ threads: 2, pollIntervalMs: 60_000, listen: false });
+    const claims = new ClaimWatch(engine);
     engine.start();
-    await waitForEvent(engine, 'claim:empty');
-    // Let the start's claims settle (a request during the first one is owed a second).
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    let queries = 0;
-    engine.on('claim:query', () => (queries += 1));
-    const idle = waitForEvent(engine, 'claim:empty');
+    // The start's claims have answered and none is owed.
+    await claims.settled();
+    const before = claims.queries;
     for (let i = 0; i < 1000; i += 1) engine.requestClaim();
-    await idle;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await claims.settled(before + 1);
+    const queries = claims.queries - before;
     assert.ok(queries >= 1 && queries <= 2, `expected 1 or 2 claim queries, got ${queries}`);
   });
 
@@ -123,8 +122,9 @@ describeEngine('engine slots and claim coalescing', (t) => {
 
   it('enqueue through the engine with an existing idempotency key returns that job and starts nothing', async () => {
     const engine = await t.engine({ threads: 1, pollIntervalMs: 60_000, listen: false });
+    const claims = new ClaimWatch(engine);
     engine.start();
-    await waitForEvent(engine, 'claim:empty');
+    await claims.settled();
     const runs: number[] = [];
     engine.on('job:started', ({ job }: { job: { id: number } }) => runs.push(job.id));
     const first = await engine.enqueue({ kind: 'echo', idempotencyKey: 'k1' });
@@ -134,9 +134,13 @@ describeEngine('engine slots and claim coalescing', (t) => {
     assert.equal(again.created, false);
     assert.equal(again.id, first.id);
     assert.equal(again.status, 'SUCCEEDED');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.deepEqual(runs, [first.id], 'it ran once');
+    // The repeat gives its slot back and requests a claim, which holds the slot until it answers.
+    await claims.settled();
     assert.deepEqual(engine.slots.cpu, { total: 1, free: 1 }, 'the slot held for the insert was given back');
+    // One slot, taken in order: had the repeat started anything, it would run before this job.
+    const next = await engine.enqueue({ kind: 'echo', idempotencyKey: 'k2' });
+    await waitForEvent<{ id: number }>(engine, 'job:succeeded', (lease) => lease.id === next.id);
+    assert.deepEqual(runs, [first.id, next.id], 'the repeat started nothing');
   });
 
   it('enqueue through the engine does not jump a due job that should run first', async () => {

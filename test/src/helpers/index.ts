@@ -6,3 +6,6 @@ export * from './tcp-proxy.js';
 export * from './engine-suite.js';
 export * from './prometheus-text.js';
 export * from './query-plan.js';
+export * from './store-threads.js';
+export * from './claim-watch.js';
+export * from './fault-triggers.js';

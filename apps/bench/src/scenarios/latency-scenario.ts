@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
+import { nearestRank } from '@nudge/core';
 import type { BenchPayload } from '../bench-job.js';
 import type { RunningSystem } from '../bench-system.js';
 import { formatNumber } from '../format-number.js';
 import type { RunningNudge } from '../nudge/nudge-system.js';
-import { percentile } from '../percentile.js';
 import type { ReportListener } from '../report/report-listener.js';
 import { benchPayloads } from './bench-payloads.js';
 import { comparisonRows, type SystemResult } from './comparison-rows.js';
@@ -36,14 +36,17 @@ async function sequentialLatency(
       else missed += 1;
     }
     const confirmed = await waitUntilFinished(system, 60_000);
-    const p50 = percentile(samples, 50);
+    const sorted = samples.sort((a, b) => a - b);
+    const percentile = (percent: number): number =>
+      sorted.length > 0 ? nearestRank(sorted, percent) : Number.NaN;
+    const p50 = percentile(50);
     const notes = [
       ...(missed > 0 ? [`${missed} job(s) did not start within ${START_TIMEOUT_MS} ms`] : []),
       ...(confirmed ? [] : ['storage did not confirm every job']),
     ];
     return {
       values: [p50],
-      display: `${formatNumber(p50)} / ${formatNumber(percentile(samples, 95))} / ${formatNumber(percentile(samples, 99))}`,
+      display: `${formatNumber(p50)} / ${formatNumber(percentile(95))} / ${formatNumber(percentile(99))}`,
       ...tally.exactlyOnce(),
       ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
     };

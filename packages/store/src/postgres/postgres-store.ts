@@ -111,6 +111,7 @@ export class PostgresStore implements Store {
   readonly #kysely: Kysely<PgSchema>;
   readonly #connectionString: string;
   readonly #listenerOptions: PgJobListenerOptions;
+  #closing: Promise<void> | undefined;
 
   /** Connects lazily to `connectionString` (`postgres://…`); call {@link migrate} before use. */
   constructor(connectionString: string, options: PostgresStoreOptions = {}) {
@@ -302,7 +303,13 @@ export class PostgresStore implements Store {
     return pgFailUnhandledKinds(this.#pool, input);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    // Idempotent, like the SQLite store's: a second `end()` of a pg pool throws.
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     // Destroying Kysely ends the shared pool, but only when Kysely ran a query (its driver takes
     // the pool on first use): a store used only through raw SQL would keep its connections open.
     await Promise.all([this.#kysely.destroy(), this.#outcomes.end()]);
