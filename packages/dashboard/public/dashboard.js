@@ -88,7 +88,8 @@ function chart(id, series, data) {
         height: 180,
         series: [{}, ...series],
         axes: [{}, { size: 50 }],
-        scales: { x: { time: true } },
+        // The last hour, always: with one or two buckets uPlot's own range spans years.
+        scales: { x: { time: true, range: () => [Date.now() / 1000 - 3600, Date.now() / 1000] } },
       },
       data,
       target,
