@@ -219,6 +219,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     const pools = await startThreadPools(resolved, kinds, {
       onResults: (execution, results) => target.executor?.onResults(execution, results),
       onThreadLost: (...args) => target.executor?.onThreadLost(...args),
+      onThreadReady: (execution) => target.executor?.onThreadReady(execution),
       onProgress: (progress) => target.executor?.onProgress(progress),
     });
     const engine = new Engine(resolved, kinds, pools, schedules);

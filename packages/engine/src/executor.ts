@@ -48,6 +48,14 @@ export class Executor {
   readonly #parts: ExecutorParts;
   readonly #attempts = new Map<number, Attempt>();
   readonly #held = new Map<number, JobLease>();
+  /**
+   * Claims of jobs whose older attempt still runs here (the sweep recovered the job from a stall
+   * of this instance, and this instance claimed it again), each holding its slot: one starts once
+   * its older attempt, aborted as lost, has ended, so that one job never has two attempts here.
+   */
+  readonly #waiting = new Map<number, ClaimedJob>();
+  /** Ids of {@link #waiting} whose older attempt ended: they start when their pool has a place. */
+  readonly #ready = new Set<number>();
   readonly #reserved = new Map<ExecutionClass, number>();
   /** Attempts running per queue, and queue slots held for claims in flight (capped queues). */
   readonly #queues = new QueueSlots();
@@ -155,6 +163,7 @@ export class Executor {
         });
         continue;
       }
+      if (this.#deferBehindOlder(job, execution)) continue;
       this.#attempts.set(job.id, { job, execution, startedAt: now });
       this.#queues.started(job.queue);
       this.#deadlines.add(job.id, now + this.#parts.outcomes.timeoutMs(job.kind));
@@ -166,6 +175,46 @@ export class Executor {
       this.#parts.pools.get(execution)?.dispatch(list);
       for (const job of list) this.#parts.emit('job:started', { job });
     }
+  }
+
+  /**
+   * Keeps the slot of a claim whose job's older attempt still runs here, and aborts that attempt
+   * as lost (the claim fenced it out).
+   * @returns whether the claim waits
+   */
+  #deferBehindOlder(job: ClaimedJob, execution: ExecutionClass): boolean {
+    const older = this.#attempts.get(job.id);
+    if (!older) return false;
+    // A claim waiting already holds the slot; a newer one takes its place.
+    if (!this.#waiting.has(job.id)) this.#reserved.set(execution, (this.#reserved.get(execution) ?? 0) + 1);
+    this.#waiting.set(job.id, job);
+    this.#parts.progress.finish(older.job.id, older.job.version);
+    this.#abort([older], 'lease-lost');
+    return true;
+  }
+
+  /** Starts the waiting claims whose older attempt ended, as their pool has places. */
+  #startReady(): void {
+    for (const id of this.#ready) {
+      const job = this.#waiting.get(id);
+      const execution = job && this.#parts.kinds.get(job.kind);
+      if (!job || execution === undefined) {
+        this.#ready.delete(id);
+        continue;
+      }
+      // Stopping, it is released without a place.
+      if (!this.#stopping && (this.#parts.pools.get(execution)?.free ?? 0) === 0) continue;
+      this.#ready.delete(id);
+      this.#waiting.delete(id);
+      this.#reserved.set(execution, Math.max(0, (this.#reserved.get(execution) ?? 0) - 1));
+      this.#run([job]);
+    }
+  }
+
+  /** A replacement thread of `execution` is ready: its places are free. */
+  onThreadReady(execution: ExecutionClass): void {
+    this.#startReady();
+    this.#parts.onSlotsFreed(execution);
   }
 
   /** Thread results arrived: write their outcomes and free their slots. */
@@ -250,7 +299,14 @@ export class Executor {
    */
   loseLeases(leases: readonly JobLease[], cancelled: ReadonlySet<number> = new Set()): ClaimedJob[] {
     const aborted: Attempt[] = [];
+    const unstarted: ClaimedJob[] = [];
     for (const lease of leases) {
+      const waiting = this.#waiting.get(lease.id);
+      if (waiting?.version === lease.version) {
+        this.#dropWaiting(waiting);
+        unstarted.push(waiting);
+        continue;
+      }
       const attempt = this.#attempts.get(lease.id);
       if (this.#held.get(lease.id)?.version !== lease.version) continue;
       // A finished attempt's outcome write will find the lease gone on its own.
@@ -267,7 +323,15 @@ export class Executor {
       aborted.filter((a) => cancelled.has(a.job.id)),
       'cancelled',
     );
-    return aborted.map((attempt) => attempt.job);
+    return [...aborted.map((attempt) => attempt.job), ...unstarted];
+  }
+
+  #dropWaiting(job: ClaimedJob): void {
+    this.#waiting.delete(job.id);
+    this.#ready.delete(job.id);
+    this.#held.delete(job.id);
+    const execution = this.#parts.kinds.get(job.kind);
+    if (execution !== undefined) this.unreserve(execution, 1);
   }
 
   /** Outcomes of these leases are settled in the database. */
@@ -290,7 +354,7 @@ export class Executor {
   /** Resolves `true` once nothing runs, or `false` after `timeoutMs`. */
   async whenIdle(timeoutMs: number, slotFreed: () => Promise<void>): Promise<boolean> {
     const deadline = performance.now() + timeoutMs;
-    while (this.#attempts.size > 0) {
+    while (this.#attempts.size > 0 || this.#waiting.size > 0) {
       const left = deadline - performance.now();
       if (left <= 0) return false;
       await Promise.race([slotFreed(), new Promise((resolve) => setTimeout(resolve, left))]);
@@ -311,6 +375,7 @@ export class Executor {
     this.#attempts.delete(id);
     this.#deadlines.remove(id);
     this.#queues.ended(attempt.job.queue);
+    if (this.#waiting.has(id)) this.#ready.add(id);
     return attempt;
   }
 
@@ -324,6 +389,7 @@ export class Executor {
   }
 
   #freed(execution: ExecutionClass, queues: ReadonlySet<string>): void {
+    if (this.#ready.size > 0) this.#startReady();
     this.#parts.emit('slot:freed', { free: this.free(execution), execution });
     this.#parts.onSlotsFreed(execution);
     if (queues.size > 0) this.#parts.onQueuesFreed(queues);

@@ -41,7 +41,13 @@ export interface OutcomeWriterOptions {
 export class OutcomeWriter {
   readonly #options: Required<OutcomeWriterOptions>;
   #queue: Outcome[] = [];
-  #flushing: Promise<void> | undefined;
+  /** The drain running, if any: resolves `true` once it emptied the queue, `false` if it gave up. */
+  #flushing: Promise<boolean> | undefined;
+  /** Ends the backoff wait of the running drain early. */
+  #cutBackoff: (() => void) | undefined;
+  #giveUp = false;
+  /** Outcomes in the write in flight. */
+  #writing = 0;
   #failuresInARow = 0;
   #lastLoggedAt = Number.NEGATIVE_INFINITY;
   #unloggedFailures = 0;
@@ -56,40 +62,79 @@ export class OutcomeWriter {
     };
   }
 
-  /** Outcomes not yet written. */
+  /** Outcomes not yet written: queued, or in a write that has not returned. */
   get pending(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#writing;
   }
 
   /** Queues an outcome and starts a write unless one is running. */
   push(outcome: Outcome): void {
     this.#queue.push(outcome);
-    this.#flushing ??= this.#drain().finally(() => {
-      this.#flushing = undefined;
-    });
+    this.#startDrain();
   }
 
-  /** Resolves once every queued outcome is written, or after one failed attempt when `giveUp`. */
+  /**
+   * Resolves once every queued outcome is written. With `giveUp` (shutdown), resolves instead
+   * after the first failed write from now on (a write waiting out its backoff is tried at once),
+   * leaving the unwritten outcomes queued: their leases expire and the sweep recovers the jobs.
+   */
   async flush(giveUp = false): Promise<void> {
-    while (this.#queue.length > 0 || this.#flushing) {
-      if (this.#flushing) await this.#flushing;
-      else if (!(await this.#writeBatch()) && giveUp) return;
+    this.#giveUp = giveUp;
+    try {
+      while (this.#queue.length > 0 || this.#flushing) {
+        if (this.#flushing) {
+          this.#cutBackoff?.();
+          if (!(await this.#flushing) && giveUp) return;
+        } else if (!(await this.#writeBatch()) && giveUp) return;
+      }
+    } finally {
+      this.#giveUp = false;
     }
   }
 
-  async #drain(): Promise<void> {
+  #startDrain(): void {
+    if (this.#flushing) return;
+    this.#flushing = this.#drain().then((emptied) => {
+      this.#flushing = undefined;
+      // An outcome pushed after the drain's last check but before this callback found a drain
+      // still marked as running and started none: it would wait for the next push.
+      if (emptied && this.#queue.length > 0) this.#startDrain();
+      return emptied;
+    });
+  }
+
+  /** Writes until the queue is empty (`true`), or a write failed while giving up (`false`). */
+  async #drain(): Promise<boolean> {
     while (this.#queue.length > 0) {
       if (await this.#writeBatch()) continue;
+      if (this.#giveUp) return false;
       const delay = Math.min(
         this.#options.retryMaxMs,
         this.#options.retryBaseMs * 2 ** Math.min(30, this.#failuresInARow - 1),
       );
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.#cutBackoff = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#cutBackoff = undefined;
     }
+    return true;
   }
 
   async #writeBatch(): Promise<boolean> {
     const batch = this.#queue.splice(0, this.#options.maxBatch);
+    this.#writing = batch.length;
+    try {
+      return await this.#writeOutcomes(batch);
+    } finally {
+      this.#writing = 0;
+    }
+  }
+
+  async #writeOutcomes(batch: readonly Outcome[]): Promise<boolean> {
     const completes: CompleteInput[] = [];
     const fails: FailInput[] = [];
     const releases: JobLease[] = [];

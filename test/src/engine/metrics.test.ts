@@ -183,6 +183,7 @@ describeEngine('metrics after a run, checked against the database', (t) => {
       await waitUntil(async () =>
         (await t.store.getJob(next.id))?.status === 'SUCCEEDED' ? true : undefined,
       );
+      await waitUntil(() => (engine.slots.cpu?.free === 1 ? true : undefined), 5_000, 10, 'the slot back');
       assert.deepEqual(engine.slots.cpu, { total: 1, free: 1 });
     } finally {
       metrics.close();

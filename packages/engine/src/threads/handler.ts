@@ -9,6 +9,13 @@ export interface HandlerContext {
   /** This attempt's number, from 1. */
   readonly attempt: number;
   /**
+   * This attempt's fencing token: the row's `version` while this attempt holds the lease. Every
+   * later claim of the job has a greater one, so a downstream system that stores the highest
+   * token it has seen per job (and refuses writes with a lower one) cannot be written by an
+   * attempt whose lease was lost.
+   */
+  readonly version: number;
+  /**
    * Aborted when the attempt must stop: its timeout passed, its lease was lost, or the service is
    * shutting down. A handler that has not settled `abortGraceMs` later gets its thread
    * terminated (and, for an `async` kind, the other jobs on that thread are given back uncharged).

@@ -140,6 +140,7 @@ async function invoke(entry: Running, job: JobTuple, kind: LoadedKind | undefine
       jobId: id,
       kind: job[2],
       attempt: job[3],
+      version,
       get signal() {
         return signalOf(entry);
       },

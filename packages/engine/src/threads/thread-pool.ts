@@ -15,6 +15,8 @@ export interface LostAttempt {
 export interface ThreadPoolListener {
   /** Attempts ended on a thread (a batch); their slots are free again. */
   onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void;
+  /** A thread that replaced one that ended is ready: its places are free. */
+  onThreadReady(execution: ExecutionClass): void;
   /** Running attempts of this pool reported progress (only those still on their thread). */
   onProgress(progress: readonly ProgressTuple[]): void;
   /**
@@ -68,6 +70,8 @@ export class ThreadPool {
   readonly #slots = new Map<WorkerThread, Slot>();
   readonly #threadOf = new Map<number, Slot>();
   #stopping = false;
+  /** Set once the first threads are ready: threads spawned from then on replace ended ones. */
+  #started = false;
 
   private constructor(options: ThreadPoolOptions, listener: ThreadPoolListener) {
     this.execution = options.execution;
@@ -88,6 +92,7 @@ export class ThreadPool {
       await pool.destroy();
       throw error;
     }
+    pool.#started = true;
     return pool;
   }
 
@@ -192,10 +197,12 @@ export class ThreadPool {
       listener,
     );
     const slot: Slot = { thread, attempts: new Map(), ready: false, terminated: false, culprits: new Map() };
+    const replacement = this.#started;
     this.#slots.set(thread, slot);
     thread.ready().then(
       () => {
         slot.ready = true;
+        if (replacement && !this.#stopping) this.#listener.onThreadReady(this.execution);
       },
       () => undefined,
     );

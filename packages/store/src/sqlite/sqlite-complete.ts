@@ -19,10 +19,10 @@ const RUN_AT = `coalesce(@runAt, ${sqliteNowPlus('coalesce(@delayMs, 0)')})`;
 // A follow-up job, inserted in the completion's transaction only after its parent's completion
 // was recorded. Status is set here (as the enqueue does) so that a future run_at is SCHEDULED.
 const INSERT_FOLLOW_UP = `
-INSERT INTO nudge_jobs (kind, payload, queue, priority, run_at, status, max_attempts, idempotency_key)
+INSERT INTO nudge_jobs (kind, payload, queue, priority, run_at, status, max_attempts, idempotency_key, created_at)
 VALUES (@kind, coalesce(@payload, '{}'), coalesce(@queue, '${DEFAULT_QUEUE}'), coalesce(@priority, ${DEFAULT_PRIORITY}),
         ${RUN_AT}, CASE WHEN ${RUN_AT} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
-        coalesce(@maxAttempts, ${DEFAULT_MAX_ATTEMPTS}), @key)
+        coalesce(@maxAttempts, ${DEFAULT_MAX_ATTEMPTS}), @key, ${SQLITE_NOW})
 ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`;
 
 function followUpParams(f: FollowUpInput, now: string | null): Record<string, unknown> {
@@ -44,8 +44,12 @@ export function createSqliteComplete(
   db: Database.Database,
 ): (items: readonly CompleteInput[], now?: Date) => JobLease[] {
   const statement = db.prepare(COMPLETE);
+  const clock = db.prepare(`SELECT ${SQLITE_NOW} AS now`).pluck();
   let insertFollowUp: Database.Statement | undefined;
-  const complete = db.transaction((items: readonly CompleteInput[], now: string | null) => {
+  const complete = db.transaction((items: readonly CompleteInput[], given: string | null) => {
+    // SQLite holds 'now' per statement; with follow-ups, one time for the whole transaction (as
+    // PostgreSQL's now()), so a parent's finished_at and its follow-ups' created_at agree.
+    const now = given ?? (items.some((item) => item.followUps) ? (clock.get({ now: null }) as string) : null);
     const written: JobLease[] = [];
     for (const item of items) {
       const params = {

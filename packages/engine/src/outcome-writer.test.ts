@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { silentLogger } from '@nudge/core';
+import type { ClaimedJob, CompleteInput, JobLease, Store } from '@nudge/store';
+import {
+  DIALECTS,
+  createTestDatabase,
+  installFaults,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '@nudge/test-databases';
+import type { EngineEventName } from './engine-events.js';
+import { OutcomeWriter, type Outcome } from './outcome-writer.js';
+
+/** Resolves after `depth` turns of the microtask queue. */
+async function microtasks(depth: number): Promise<void> {
+  for (let i = 0; i < depth; i += 1) await Promise.resolve();
+}
+
+/** Polls `check` every 5 ms until it holds; rejects naming `what` after `timeoutMs`. */
+async function until(check: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function completion(job: ClaimedJob): Outcome {
+  return { type: 'complete', input: { id: job.id, version: job.version, resultJson: '1' }, job };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`OutcomeWriter: ${dialect}`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    beforeEach(async () => {
+      db = await createTestDatabase(dialect);
+      store = await openStore(db);
+    });
+    afterEach(async () => {
+      await store.close();
+      await db.drop();
+    });
+
+    /** Enqueues and claims `count` jobs of kind `k`. */
+    async function claimed(count: number): Promise<ClaimedJob[]> {
+      await store.enqueueMany(Array.from({ length: count }, () => ({ kind: 'k' })));
+      const jobs = await store.claim({
+        workerId: 'w1',
+        leaseMs: 60_000,
+        groups: [{ kinds: ['k'], limit: count }],
+      });
+      return jobs.sort((a, b) => a.id - b.id);
+    }
+
+    /** A writer over `store` whose statements and settled leases are recorded. */
+    function recordingWriter(options: { retryBaseMs?: number } = {}) {
+      const statements: number[][] = [];
+      const settled: JobLease[] = [];
+      const events: EngineEventName[] = [];
+      const recording: Store = Object.create(store) as Store;
+      recording.complete = (items: readonly CompleteInput[], now?: Date) => {
+        statements.push(items.map((item) => item.id));
+        return store.complete(items, now);
+      };
+      const writer = new OutcomeWriter({
+        store: recording,
+        logger: silentLogger,
+        emit: (name) => void events.push(name),
+        onWritten: (leases) => void settled.push(...leases),
+        ...options,
+      });
+      return { writer, statements, settled, events };
+    }
+
+    it('writes an outcome at once, and those that arrive during a write together in the next', async () => {
+      const jobs = await claimed(4);
+      const w = recordingWriter();
+      w.writer.push(completion(jobs[0]!));
+      for (const job of jobs.slice(1)) w.writer.push(completion(job));
+      await w.writer.flush();
+      assert.deepEqual(w.statements, [[jobs[0]!.id], jobs.slice(1).map((job) => job.id)]);
+      assert.equal(w.writer.pending, 0);
+      assert.deepEqual(
+        w.settled.map((lease) => lease.id),
+        jobs.map((job) => job.id),
+      );
+      assert.equal((await store.countByStatus()).SUCCEEDED, 4);
+    });
+
+    // The drain that empties the queue is still marked as running for a few microtasks after its
+    // last check: an outcome pushed in that gap must start a write of its own, not wait for the
+    // next push (an idle instance would leave the job RUNNING while its lease keeps renewing).
+    it('writes an outcome pushed at any moment around the end of a write without another push', async () => {
+      const jobs = await claimed(24);
+      for (let depth = 0; depth < jobs.length / 2; depth += 1) {
+        const [first, late] = [jobs[2 * depth]!, jobs[2 * depth + 1]!];
+        const w = recordingWriter();
+        let pushed = false;
+        const writer = new OutcomeWriter({
+          store,
+          logger: silentLogger,
+          emit: () => undefined,
+          onWritten: (leases) => {
+            w.settled.push(...leases);
+            if (pushed) return;
+            pushed = true;
+            void microtasks(depth).then(() => writer.push(completion(late)));
+          },
+        });
+        writer.push(completion(first));
+        await until(
+          () => w.settled.some((lease) => lease.id === late.id),
+          `the outcome pushed ${depth} microtasks after a write to be written`,
+        );
+      }
+      assert.equal((await store.countByStatus()).SUCCEEDED, jobs.length);
+    });
+
+    it('keeps the outcomes of a failed write and retries them with backoff until the write works', async () => {
+      const faults = await installFaults(db);
+      const jobs = await claimed(3);
+      await faults.arm('complete');
+      const w = recordingWriter({ retryBaseMs: 20 });
+      for (const job of jobs) w.writer.push(completion(job));
+      await until(() => w.statements.length >= 3, 'three failed writes');
+      assert.equal(w.writer.pending, 3, 'nothing dropped while the writes fail');
+      assert.equal(w.settled.length, 0);
+      assert.equal((await store.countByStatus()).SUCCEEDED ?? 0, 0);
+      await faults.disarm('complete');
+      await w.writer.flush();
+      assert.equal((await store.countByStatus()).SUCCEEDED, 3);
+      assert.ok(w.events.filter((name) => name === 'outcome:error').length >= 3);
+      assert.deepEqual(
+        w.settled.map((lease) => lease.id).sort((a, b) => a - b),
+        jobs.map((job) => job.id),
+      );
+    });
+
+    it('settles a fenced outcome without writing it, and reports the lease lost', async () => {
+      const [job] = await claimed(1);
+      await rawQuery(db, 'UPDATE nudge_jobs SET version = version + 1 WHERE id = ?', [job!.id]);
+      const w = recordingWriter();
+      w.writer.push(completion(job!));
+      await w.writer.flush();
+      assert.deepEqual(
+        w.settled.map(({ id, version }) => ({ id, version })),
+        [{ id: job!.id, version: job!.version }],
+        'no longer held',
+      );
+      assert.ok(w.events.includes('job:lease-lost'));
+      assert.ok(!w.events.includes('job:succeeded'));
+      const [row] = await rawQuery<{ status: string }>(db, 'SELECT status FROM nudge_jobs WHERE id = ?', [
+        job!.id,
+      ]);
+      assert.equal(row?.status, 'RUNNING');
+    });
+
+    it('flush(true) gives up after one failed write and keeps the outcome', async () => {
+      const faults = await installFaults(db);
+      const [job] = await claimed(1);
+      await faults.arm('complete');
+      const writer = new OutcomeWriter({
+        store,
+        logger: silentLogger,
+        emit: () => undefined,
+        onWritten: () => undefined,
+        retryBaseMs: 60_000,
+      });
+      writer.push(completion(job!));
+      await writer.flush(true);
+      assert.equal(writer.pending, 1);
+      await faults.disarm('complete');
+      await writer.flush();
+      assert.equal(writer.pending, 0);
+      assert.equal((await store.countByStatus()).SUCCEEDED, 1);
+    });
+  });
+}
