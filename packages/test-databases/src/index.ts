@@ -1,1 +1,3 @@
 export * from './test-database.js';
+export * from './raw-sql.js';
+export * from './fault-triggers.js';

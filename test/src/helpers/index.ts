@@ -1,5 +1,4 @@
 export * from './databases.js';
-export * from './raw-sql.js';
 export * from './wait-for.js';
 export * from './engine-fixture.js';
 export * from './tcp-proxy.js';
@@ -8,4 +7,3 @@ export * from './prometheus-text.js';
 export * from './query-plan.js';
 export * from './store-threads.js';
 export * from './claim-watch.js';
-export * from './fault-triggers.js';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { TestDatabase } from './databases.js';
+import type { TestDatabase } from './test-database.js';
 
 /**
  * Runs plain SQL on a test database through the driver directly, as a producer in another

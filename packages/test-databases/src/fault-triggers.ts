@@ -1,5 +1,5 @@
 import { rawQuery } from './raw-sql.js';
-import type { TestDatabase } from './databases.js';
+import type { TestDatabase } from './test-database.js';
 
 /** A write the fault triggers can make fail: a claim (a row turning RUNNING) or a completion. */
 export type FaultPoint = 'claim' | 'complete';
