@@ -26,7 +26,10 @@ function testFiles(dir) {
     .filter((f) => statSync(f).isFile());
 }
 
-const filter = process.argv.slice(2);
+// `--chaos [options]` runs the fault-injection table (`pnpm test:chaos`) on the same database
+// instead of the test files; the options go to test/dist/chaos/run-chaos.js.
+const chaos = process.argv[2] === '--chaos';
+const filter = chaos ? [] : process.argv.slice(2);
 const files = roots
   .flatMap(testFiles)
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
@@ -69,10 +72,10 @@ if (!process.env.TEST_DATABASE_URL) {
   process.env.TEST_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
 }
 
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  env: process.env,
-});
+const args = chaos
+  ? [join(root, 'test', 'dist', 'chaos', 'run-chaos.js'), ...process.argv.slice(3)]
+  : ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files];
+const child = spawn(process.execPath, args, { stdio: 'inherit', env: process.env });
 const code = await new Promise((res) => child.on('exit', (c, signal) => res(c ?? (signal ? 1 : 0))));
 if (embedded) {
   await embedded.stop().catch(() => {});

@@ -1,0 +1,54 @@
+// The handler module of the chaos instances. Every kind records its executions in the ledger
+// (NUDGE_CHAOS_LEDGER) and returns its fencing token, so the checks can tell which attempt wrote.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HandlerContext } from '@nudge/engine';
+import { recordEnd, recordStart } from './ledger.js';
+
+const LEDGER = process.env.NUDGE_CHAOS_LEDGER ?? '';
+
+type Payload = { ms?: number } | undefined;
+
+async function recorded(ctx: HandlerContext, body: () => Promise<void>) {
+  recordStart(LEDGER, ctx.jobId, ctx.version, ctx.attempt);
+  try {
+    await body();
+  } catch (error) {
+    recordEnd(LEDGER, ctx.jobId, ctx.version, false);
+    throw error;
+  }
+  recordEnd(LEDGER, ctx.jobId, ctx.version, true);
+  return { version: ctx.version, pid: process.pid };
+}
+
+/** Works (sleeps) `ms` (default 0) milliseconds, stopping early with an error when aborted. */
+export const work = {
+  execution: 'async',
+  // Retries at once: recovery times then measure the lease, the sweep and the claim, no backoff.
+  backoff: { baseMs: 10, maxMs: 10 },
+  handler: (payload: unknown, ctx: HandlerContext) =>
+    recorded(ctx, async () => {
+      const ms = (payload as Payload)?.ms ?? 0;
+      if (ms > 0) await sleep(ms, undefined, { signal: ctx.signal });
+    }),
+} as const;
+
+/** Ends its own thread every time (`process.exit` in a worker thread ends the thread only). */
+export const poisonThread = {
+  maxAttempts: 3,
+  backoff: { baseMs: 50, maxMs: 200 },
+  handler: (_payload: unknown, ctx: HandlerContext) =>
+    recorded(ctx, async () => {
+      process.exit(3);
+    }),
+} as const;
+
+/** Kills its whole process every time, as a native crash would. */
+export const poisonProcess = {
+  maxAttempts: 3,
+  backoff: { baseMs: 50, maxMs: 200 },
+  handler: (_payload: unknown, ctx: HandlerContext) =>
+    recorded(ctx, async () => {
+      process.kill(process.pid, 'SIGKILL');
+      await sleep(60_000);
+    }),
+} as const;

@@ -1,0 +1,84 @@
+import { DIALECTS, rawQuery } from '@nudge/test-databases';
+import type { ChaosSize, Scenario } from '../scenario.js';
+import { delay, runInCluster } from '../run-scenario.js';
+import { readLedger } from '../ledger.js';
+
+const LEASE_MS = 1_000;
+/** Jobs of each phase. */
+const JOBS: Record<ChaosSize, number> = { test: 10, ci: 50, full: 200 };
+
+/**
+ * Scenario 4: jobs three leases long keep their lease through heartbeats alone (never swept
+ * while their holder lives); then the holder is SIGSTOPped for three leases with such jobs
+ * running: the other instance re-claims them with version + 1, and once resumed the stopped
+ * holder's heartbeats and completions change nothing.
+ */
+export const stalledHolder: Scenario = {
+  id: 4,
+  title: 'jobs past the lease keep it by heartbeats; SIGSTOP the holder for 3 leases',
+  dialects: DIALECTS,
+  run: (dialect, size) =>
+    runInCluster(
+      {
+        scenario: 4,
+        title: stalledHolder.title,
+        timers: { leaseMs: LEASE_MS, sweepIntervalMs: 250, pollIntervalMs: 250 },
+        env: { NUDGE_ASYNC_CONCURRENCY: '500' },
+      },
+      dialect,
+      async (cluster) => {
+        const count = JOBS[size];
+        const a = await cluster.start('a');
+        // Phase 1: one live holder, jobs three leases long.
+        const long = await cluster.enqueue(
+          Array.from({ length: count }, () => ({ kind: 'work', payload: { ms: 3 * LEASE_MS } })),
+        );
+        await cluster.nudgeAll();
+        if (!(await cluster.drained(30_000))) throw new Error('phase 1 did not finish');
+        const sweptWhileHeld = await rawQuery(
+          cluster.db,
+          `SELECT job_id FROM nudge_chaos_audit WHERE old_status = 'RUNNING' AND new_status = 'PENDING'`,
+        );
+        // Phase 2: a holds jobs; SIGSTOP it for three leases while b runs.
+        const stalled = await cluster.enqueue(
+          // Long enough to outlast the other instance's start on a loaded machine.
+          Array.from({ length: count }, () => ({ kind: 'work', payload: { ms: 6 * LEASE_MS } })),
+        );
+        await cluster.nudgeAll();
+        const startedOnA = (): number =>
+          readLedger(cluster.ledgerDir).filter((e) => e.pid === a.pid && stalled.includes(e.id)).length;
+        for (let waited = 0; startedOnA() < count && waited < 10_000; waited += 20) await delay(20);
+        const b = await cluster.start('b');
+        cluster.pause('a');
+        const heldAtPause = readLedger(cluster.ledgerDir).filter(
+          (e) => e.pid === a.pid && stalled.includes(e.id) && e.endedAt === undefined,
+        ).length;
+        await delay(3 * LEASE_MS);
+        cluster.resume('a');
+        if (!(await cluster.drained(30_000))) throw new Error('phase 2 did not finish');
+        // Let a's late completions and heartbeats reach the database (they must change nothing).
+        await delay(LEASE_MS);
+        const rows = await rawQuery<{ id: number; version: number; result: unknown }>(
+          cluster.db,
+          `SELECT id, version, result FROM nudge_jobs WHERE id IN (${stalled.join(',')})`,
+        );
+        const resultPid = (result: unknown): number => {
+          const parsed = (typeof result === 'string' ? JSON.parse(result) : result) as {
+            pid?: number;
+          } | null;
+          return Number(parsed?.pid);
+        };
+        return {
+          accepted: [...long, ...stalled],
+          checks: {
+            'no job was swept while its holder lived': sweptWhileHeld.length === 0,
+            'the stopped instance was running every stalled job': heldAtPause === count,
+            'every stalled job was re-claimed at a later version by the other instance': rows.every(
+              (row) => Number(row.version) > 1 && resultPid(row.result) === b.pid,
+            ),
+          },
+          notes: { 'jobs running on the stopped instance': heldAtPause },
+        };
+      },
+    ),
+};
