@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiKey } from './api-keys.js';
 import { registerDateTimeFormat } from './date-time-format.js';
-import { installErrorHandling } from './error-handling.js';
+import { answerFrameworkError, installErrorHandling } from './error-handling.js';
 import { installAuth } from './install-auth.js';
 import { installDocs } from './install-docs.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, installRateLimit } from './install-rate-limit.js';
@@ -75,6 +75,7 @@ export function createHttpApp(options: HttpAppOptions = {}): NudgeHttpApp {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: bodyLimitBytes,
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(typeboxValidatorCompiler);
   app.removeContentTypeParser('text/plain');

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './error-body.js';
 import { toHttpError } from './http-error.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
@@ -40,4 +40,19 @@ export function installErrorHandling(app: NudgeHttpApp, bodyLimitBytes: number):
     );
     return reply.code(body.statusCode).send(body);
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL it cannot decode (such as `/jobs/%ZZ`) answers
+ * `400 INVALID_REQUEST` with nudge's error body, instead of Fastify's own `FST_ERR_BAD_URL` body.
+ * Fastify calls it before routing, so no hook runs; the answer carries no data.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = (request.raw.url?.split('?')[0] ?? '').slice(0, MAX_QUOTED_PATH);
+  const body = errorBody(
+    'INVALID_REQUEST',
+    `${path} is not a valid URL: ${error.message}; percent-encode reserved characters (a literal % is %25)`,
+  );
+  request.log.info({ code: body.code }, body.message);
+  void reply.code(body.statusCode).header('x-content-type-options', 'nosniff').send(body);
 }

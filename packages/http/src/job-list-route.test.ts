@@ -57,6 +57,7 @@ for (const dialect of DIALECTS) {
         ['?ids=1,,2', /querystring\/ids must be 1 to 100 job ids/],
         ['?ids=1&kind=echo', /^querystring\/ids cannot be combined with kind/],
         ['?sort=asc', /querystring\/sort is not allowed/],
+        ['?kind=a%00b', /^querystring\/kind contains U\+0000/],
       ];
       for (const [query, message] of cases) {
         const { status, body } = await list(query);
@@ -64,6 +65,15 @@ for (const dialect of DIALECTS) {
         assert.equal(body.code, 'INVALID_REQUEST', query);
         assert.match(String(body.message), message, query);
       }
+    });
+
+    it('answers a URL it cannot decode with 400 INVALID_REQUEST and the error body', async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/jobs/%ZZ' });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      const body = jsonBody(response);
+      assert.equal(body.code, 'INVALID_REQUEST');
+      assert.match(String(body.message), /^\/jobs\/%ZZ is not a valid URL/);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { findUnstorableJson, NudgeError, toStorableError, unstorableText } from '@nudge/core';
 import { assertEnqueueDelay } from './enqueue-delay.js';
 import type { EnqueueInput, FailInput } from './store.js';
+import type { ListJobsQuery } from './store-types.js';
 
 /**
  * Refuses a job that the two dialects would not store alike, before anything is written: a kind
@@ -26,6 +27,20 @@ export function assertStorableInput(input: EnqueueInput, where = ''): void {
     problem.problem === 'too-deep' ? 'PAYLOAD_TOO_DEEP' : 'PAYLOAD_UNSTORABLE',
     `${where}payload${problem.path}: ${problem.reason}`,
   );
+}
+
+/**
+ * Refuses a list filter no stored job can match and PostgreSQL cannot even compare: a `kind` or
+ * `queue` with U+0000 or a lone surrogate. Both stores call it, so both answer alike.
+ *
+ * @throws NudgeError `INVALID_REQUEST`, naming the filter and what to fix
+ */
+export function assertStorableFilter(query: ListJobsQuery): void {
+  for (const name of ['kind', 'queue'] as const) {
+    const value = query[name];
+    const problem = value === undefined ? undefined : unstorableText(value);
+    if (problem) throw new NudgeError('INVALID_REQUEST', `querystring/${name} ${problem}: no job has such a ${name}`);
+  }
 }
 
 /** {@link assertStorableInput} for each job of a batch, naming the first at fault by its index. */

@@ -40,3 +40,16 @@ describeStore('listing', (t) => {
     assert.deepEqual(await t.store.listJobs({ ids: [], limit: 100 }), []);
   });
 });
+
+describeStore('listing filters no job can match', (t) => {
+  it('refuses a kind or queue with U+0000 or a lone surrogate with INVALID_REQUEST, on both dialects alike', async () => {
+    await t.store.enqueue({ kind: 'ab' });
+    for (const query of [{ kind: 'a\u0000b' }, { kind: 'a\ud800' }, { queue: 'q\u0000' }]) {
+      await assert.rejects(t.store.listJobs({ limit: 10, ...query }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'INVALID_REQUEST');
+        assert.match(error.message, /querystring\/(kind|queue) contains/);
+        return true;
+      });
+    }
+  });
+});

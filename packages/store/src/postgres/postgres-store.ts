@@ -48,7 +48,12 @@ import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
-import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
+import {
+  assertStorableFilter,
+  assertStorableInput,
+  assertStorableInputs,
+  storableFailures,
+} from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
 import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
 import { pgListQueues, pgSetQueuePaused } from './pg-queues.js';
@@ -176,6 +181,7 @@ export class PostgresStore implements Store {
     return row && pgRowToJob(row);
   }
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
+    assertStorableFilter(query);
     let select = this.#kysely.selectFrom('nudge_jobs').selectAll().orderBy('id', 'desc').limit(query.limit);
     if (query.ids) {
       if (query.ids.length === 0) return [];

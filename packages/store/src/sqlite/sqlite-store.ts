@@ -59,7 +59,12 @@ import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
-import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
+import {
+  assertStorableFilter,
+  assertStorableInput,
+  assertStorableInputs,
+  storableFailures,
+} from '../storable-input.js';
 
 /** Options for {@link SqliteStore}. */
 export interface SqliteStoreOptions extends OpenSqliteOptions {
@@ -142,6 +147,7 @@ export class SqliteStore implements Store {
     return row && sqliteRowToJob(row);
   }
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
+    assertStorableFilter(query);
     let select = this.#kysely.selectFrom('nudge_jobs').selectAll().orderBy('id', 'desc').limit(query.limit);
     if (query.ids) {
       if (query.ids.length === 0) return [];

@@ -8,6 +8,7 @@ import { sweepRace } from './sweep-race.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { noNudges } from './no-nudges.js';
 import { recoveryAtScale } from './recovery-at-scale.js';
+import { apiAbuse } from './api-abuse.js';
 
 /** Every scenario, in the order of the published table. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -20,4 +21,5 @@ export const SCENARIOS: readonly Scenario[] = [
   gracefulShutdown,
   noNudges,
   recoveryAtScale,
+  apiAbuse,
 ];
