@@ -35,6 +35,7 @@ for (const scenario of SCENARIOS) {
       process.stderr.write(
         `${failed.length === 0 ? 'ok' : `FAILED: ${failed.join('; ')}`} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
       );
+      if (result.notes) process.stderr.write(`  ${JSON.stringify(result.notes)}\n`);
     } catch (error) {
       failures += 1;
       process.stderr.write(`could not run: ${String(error)}\n`);

