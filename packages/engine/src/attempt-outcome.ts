@@ -74,7 +74,7 @@ export interface ThreadEnd {
   readonly cause: unknown;
   /** The engine terminated it (a timeout past the abort grace, or shutdown). */
   readonly terminated: boolean;
-  /** Some attempt on it is known to have caused its end. */
+  /** Some attempt (on it, or one that had settled) is known to have caused its end. */
   readonly culpritKnown: boolean;
 }
 

@@ -242,14 +242,22 @@ export class Executor {
     }
   }
 
-  /** A thread ended under some attempts: decide each one's outcome and free their slots. */
+  /**
+   * A thread ended under some attempts: decide each one's outcome and free their slots.
+   * `culpritKnown`: an attempt's own code ended the thread, maybe one no longer on it.
+   */
   onThreadLost(
     execution: ExecutionClass,
     lost: readonly LostAttempt[],
     cause: unknown,
     terminated: boolean,
+    culpritKnown = false,
   ): void {
-    const end = { cause, terminated, culpritKnown: lost.some((l) => l.culpritError !== undefined) };
+    const end = {
+      cause,
+      terminated,
+      culpritKnown: culpritKnown || lost.some((l) => l.culpritError !== undefined),
+    };
     const finished: Array<[Attempt, LostAttempt]> = [];
     const queues = new Set<string>();
     const now = performance.now();

@@ -152,4 +152,34 @@ describeEngine('engine: async kinds share a thread', (t) => {
     assert.equal(final?.status, 'FAILED');
     assert.equal(final?.attempts, 1);
   });
+
+  it('a job that exits its thread after it returned blames nobody: its neighbours are released uncharged', async () => {
+    const engine = await t.engine({ threads: 1, asyncThreads: 1, asyncConcurrency: 10 });
+    const neighbours = await t.store.enqueueMany(
+      Array.from({ length: 4 }, () => ({
+        kind: 'asyncHold',
+        payload: { releaseFile: t.scratch.releaseFile },
+      })),
+    );
+    const started = new Set<number>();
+    engine.on('job:started', ({ job }) => started.add(job.id));
+    const released = new Set<number>();
+    engine.on('job:released', ({ id }) => released.add(id));
+    engine.start();
+    await waitUntil(() => (neighbours.every((n) => started.has(n.id)) ? true : undefined), 10_000);
+    const lost = waitForEvent<{ attempts: number }>(engine, 'thread:lost');
+    const exiting = await t.store.enqueue({ kind: 'asyncExitAfterReturn' });
+    engine.requestClaim();
+    assert.equal((await lost).attempts, neighbours.length, 'the neighbours were on the thread');
+    await waitUntil(() => (neighbours.every((n) => released.has(n.id)) ? true : undefined), 10_000);
+    t.scratch.release();
+    const rows = await waitUntil(async () => {
+      const all = await Promise.all([...neighbours, exiting].map((n) => t.store.getJob(n.id)));
+      return all.every((r) => r?.status === 'SUCCEEDED') ? all : undefined;
+    }, 15_000);
+    for (const row of rows) {
+      assert.equal(row?.attempts, 1, `job ${row?.id} was not charged an attempt`);
+      assert.deepEqual(row.errors, [], `job ${row.id} records no error`);
+    }
+  });
 });

@@ -21,13 +21,16 @@ export interface ThreadPoolListener {
   onProgress(progress: readonly ProgressTuple[]): void;
   /**
    * A thread ended with these attempts still on it (none when it was idle); their slots are free
-   * again, and a new thread takes its place. `terminated` is true when the pool was asked to end it.
+   * again, and a new thread takes its place. `terminated` is true when the pool was asked to end it;
+   * `culpritKnown` when an attempt's own code ended it, even one that had settled already (a stray
+   * timer that called `process.exit` after its handler returned).
    */
   onThreadLost(
     execution: ExecutionClass,
     lost: readonly LostAttempt[],
     cause: unknown,
     terminated: boolean,
+    culpritKnown: boolean,
   ): void;
 }
 
@@ -251,6 +254,6 @@ export class ThreadPool {
     // An idle thread that dies (a handler's stray timer threw after its job ended) counts too;
     // threads ended by the pool's own shutdown do not.
     if (lost.length > 0 || !this.#stopping)
-      this.#listener.onThreadLost(this.execution, lost, cause, slot.terminated);
+      this.#listener.onThreadLost(this.execution, lost, cause, slot.terminated, slot.culprits.size > 0);
   }
 }
