@@ -47,7 +47,11 @@ export function installErrorHandling(app: NudgeHttpApp, bodyLimitBytes: number):
  * `400 INVALID_REQUEST` with nudge's error body, instead of Fastify's own `FST_ERR_BAD_URL` body.
  * Fastify calls it before routing, so no hook runs; the answer carries no data.
  */
-export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   const path = (request.raw.url?.split('?')[0] ?? '').slice(0, MAX_QUOTED_PATH);
   const body = errorBody(
     'INVALID_REQUEST',

@@ -39,7 +39,8 @@ export function assertStorableFilter(query: ListJobsQuery): void {
   for (const name of ['kind', 'queue'] as const) {
     const value = query[name];
     const problem = value === undefined ? undefined : unstorableText(value);
-    if (problem) throw new NudgeError('INVALID_REQUEST', `querystring/${name} ${problem}: no job has such a ${name}`);
+    if (problem)
+      throw new NudgeError('INVALID_REQUEST', `querystring/${name} ${problem}: no job has such a ${name}`);
   }
 }
 
