@@ -1,25 +1,31 @@
 import type { Scenario } from '../scenario.js';
 import { killInstances } from './kill-instances.js';
 import { sqliteProcesses } from './sqlite-processes.js';
+import { handlerFaults } from './handler-faults.js';
 import { stalledHolder } from './stalled-holder.js';
-import { nudgeStorm } from './nudge-storm.js';
-import { poisonJobs } from './poison-jobs.js';
 import { sweepRace } from './sweep-race.js';
+import { nudgeStorm } from './nudge-storm.js';
+import { clockSkew } from './clock-skew.js';
+import { poisonJobs } from './poison-jobs.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { noNudges } from './no-nudges.js';
+import { rollingDeploy } from './rolling-deploy.js';
 import { recoveryAtScale } from './recovery-at-scale.js';
 import { apiAbuse } from './api-abuse.js';
 
-/** Every scenario, in the order of the published table. */
+/** Every scenario, in the order of the published table (by the numbering). */
 export const SCENARIOS: readonly Scenario[] = [
   killInstances,
   sqliteProcesses,
+  handlerFaults,
   stalledHolder,
   sweepRace,
   nudgeStorm,
+  clockSkew,
   poisonJobs,
   gracefulShutdown,
   noNudges,
+  rollingDeploy,
   recoveryAtScale,
   apiAbuse,
 ];
