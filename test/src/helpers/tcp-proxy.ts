@@ -13,12 +13,29 @@ export interface TcpProxy {
    * listening and drop every connection (a closed port).
    */
   setMode(mode: ProxyMode): Promise<void>;
+  /**
+   * Arms a cut for the next client write (while forwarding) that contains `marker`: that write
+   * is forwarded, the server's reply is swallowed until `replyEnds(reply)` says it is whole, and
+   * then the connection is closed. The server finished the request; the client never learns how
+   * (an ambiguous commit). Each cut's swallowed reply is appended to {@link cutReplies}.
+   */
+  cutAfterReply(marker: string, replyEnds: (reply: Buffer) => boolean): void;
+  /** The replies swallowed by {@link cutAfterReply}'s cuts, in order, each whole. */
+  readonly cutReplies: readonly Buffer[];
   close(): Promise<void>;
+}
+
+/** A cut armed by {@link TcpProxy.cutAfterReply}. */
+interface Cut {
+  readonly marker: Buffer;
+  readonly replyEnds: (reply: Buffer) => boolean;
 }
 
 /** Starts a proxy to `targetHost:targetPort` on a free port, forwarding. */
 export async function createTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let mode: ProxyMode = 'forward';
+  let armed: Cut | undefined;
+  const cutReplies: Buffer[] = [];
   const pairs = new Set<{ client: Socket; upstream: Socket | undefined }>();
   const server: Server = createServer((client) => {
     const pair: { client: Socket; upstream: Socket | undefined } = { client, upstream: undefined };
@@ -36,11 +53,27 @@ export async function createTcpProxy(targetHost: string, targetPort: number): Pr
     pair.upstream = upstream;
     upstream.on('error', () => client.destroy());
     upstream.on('close', () => client.destroy());
+    // The cut this connection is swallowing the reply for, and the reply so far.
+    let cutting: { cut: Cut; reply: Buffer } | undefined;
     client.on('data', (chunk) => {
-      if (mode === 'forward') upstream.write(chunk);
+      if (mode !== 'forward') return;
+      if (armed && !cutting && chunk.includes(armed.marker)) {
+        cutting = { cut: armed, reply: Buffer.alloc(0) };
+        armed = undefined;
+      }
+      upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      if (mode === 'forward') client.write(chunk);
+      if (mode !== 'forward') return;
+      if (!cutting) {
+        client.write(chunk);
+        return;
+      }
+      cutting.reply = Buffer.concat([cutting.reply, chunk]);
+      if (!cutting.cut.replyEnds(cutting.reply)) return;
+      cutReplies.push(cutting.reply);
+      client.destroy();
+      upstream.destroy();
     });
   });
   const listen = (port: number) =>
@@ -62,6 +95,10 @@ export async function createTcpProxy(targetHost: string, targetPort: number): Pr
   };
   return {
     port,
+    cutReplies,
+    cutAfterReply: (marker, replyEnds) => {
+      armed = { marker: Buffer.from(marker), replyEnds };
+    },
     setMode: async (next) => {
       const wasListening = server.listening;
       mode = next;
