@@ -5,6 +5,9 @@ import { handlerFaults } from './handler-faults.js';
 import { stalledHolder } from './stalled-holder.js';
 import { sweepRace } from './sweep-race.js';
 import { nudgeStorm } from './nudge-storm.js';
+import { databaseOutages } from './database-outages.js';
+import { ambiguousCommit } from './ambiguous-commit.js';
+import { partition } from './partition.js';
 import { clockSkew } from './clock-skew.js';
 import { poisonJobs } from './poison-jobs.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
@@ -21,6 +24,9 @@ export const SCENARIOS: readonly Scenario[] = [
   stalledHolder,
   sweepRace,
   nudgeStorm,
+  databaseOutages,
+  ambiguousCommit,
+  partition,
   clockSkew,
   poisonJobs,
   gracefulShutdown,
