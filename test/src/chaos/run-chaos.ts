@@ -6,19 +6,41 @@ import { failedGuarantees, type ChaosSize, type ScenarioResult } from './scenari
 import { SCENARIOS } from './scenarios/index.js';
 
 const SIZES: readonly ChaosSize[] = ['test', 'ci', 'full'];
-const { values } = parseArgs({
-  options: {
-    size: { type: 'string', default: 'full' },
-    only: { type: 'string' },
-    dialect: { type: 'string' },
-  },
-});
-const size = values.size as ChaosSize;
-if (!SIZES.includes(size)) {
-  console.error(`--size must be one of ${SIZES.join(', ')} (got ${values.size})`);
+const USAGE = 'usage: pnpm test:chaos [--size test|ci|full] [--only 1,4] [--dialect sqlite|postgres]';
+
+function fail(reason: string): never {
+  console.error(`${reason}\n${USAGE}`);
   process.exit(2);
 }
+
+let values: { size?: string; only?: string; dialect?: string; help?: boolean };
+try {
+  values = parseArgs({
+    options: {
+      size: { type: 'string', default: 'full' },
+      only: { type: 'string' },
+      dialect: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
+} catch (error) {
+  fail((error as Error).message);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const size = values.size as ChaosSize;
+if (!SIZES.includes(size)) fail(`--size must be one of ${SIZES.join(', ')} (got ${values.size})`);
+if (values.dialect && values.dialect !== 'sqlite' && values.dialect !== 'postgres') {
+  fail(`--dialect must be sqlite or postgres (got ${values.dialect})`);
+}
+const known = new Set(SCENARIOS.map((scenario) => scenario.id));
 const only = values.only?.split(',').map(Number);
+const unknown = only?.filter((id) => !known.has(id));
+if (unknown && unknown.length > 0) {
+  fail(`--only takes scenario numbers ${[...known].join(',')} (got ${values.only})`);
+}
 const results: ScenarioResult[] = [];
 let failures = 0;
 for (const scenario of SCENARIOS) {
