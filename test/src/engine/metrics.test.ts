@@ -230,6 +230,34 @@ describeEngine('job logs', (t) => {
       version: 1,
     });
   });
+
+  it('carry the job id and version of an error thrown after its attempt ended, which keeps its success', async () => {
+    const lines: { fields: Record<string, unknown>; message: string | undefined }[] = [];
+    const record = (fields: object, message?: string): void =>
+      void lines.push({ fields: fields as Record<string, unknown>, message });
+    const logger = { debug: () => undefined, info: () => undefined, warn: record, error: record };
+    const engine = await t.engine({ logger });
+    engine.start();
+    const job = await engine.enqueue({ kind: 'throwAfterReturn', maxAttempts: 1 });
+    const stray = await waitUntil(async () =>
+      lines.find(
+        (l) => l.message === 'a handler threw after its attempt had ended; the attempt keeps its outcome',
+      ),
+    );
+    assert.deepEqual(stray.fields, { jobId: job.id, version: 1, error: 'thrown after returning' });
+    const done = await waitUntil(async () => {
+      const row = await t.store.getJob(job.id);
+      return row?.status === 'RUNNING' ? undefined : row;
+    });
+    assert.equal(done?.status, 'SUCCEEDED');
+    assert.equal(done?.attempts, 1);
+    assert.equal(done?.result, 'returned');
+    assert.deepEqual(
+      lines.map((l) => l.message).filter((m) => m !== stray.message),
+      [],
+      'nothing else was logged as a warning or an error',
+    );
+  });
 });
 
 /** Each histogram's buckets are cumulative and its `+Inf` bucket equals its `_count`. */

@@ -34,6 +34,7 @@ export async function describeHandlers(
       onResults: () => undefined,
       onProgress: () => undefined,
       onCulprit: () => undefined,
+      onStrayError: () => undefined,
       onExit: () => undefined,
     },
   );

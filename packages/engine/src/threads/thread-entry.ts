@@ -198,11 +198,15 @@ const kinds = await loadHandlerModule(handlersUrl).catch((error: unknown) => {
 
 // An error thrown outside an attempt's promise (from a timer, or a rejection nobody awaits) is
 // charged to the attempt whose code threw it; the thread and its other attempts live on. One
-// that no attempt owns ends the thread, as it would by default.
+// that no attempt owns ends the thread, as it would by default. One from an attempt that has
+// ended already changes no outcome, but is reported so that it is logged.
 process.on('uncaughtException', (error) => {
   const entry = current.getStore();
   if (!entry) throw error;
-  if (entry.settled) return;
+  if (entry.settled) {
+    send({ type: 'stray-error', id: entry.id, version: entry.version, error: errorMessage(error) });
+    return;
+  }
   settle(entry, [
     entry.id,
     entry.version,

@@ -108,5 +108,14 @@ export interface CulpritMessage {
   readonly error: string;
 }
 
+/** An error thrown outside its promise by an attempt that had already ended: logged, charged to nobody. */
+export interface StrayErrorMessage {
+  readonly type: 'stray-error';
+  readonly id: number;
+  readonly version: number;
+  readonly error: string;
+}
+
 /** What a thread sends the engine. */
-export type FromThread = ReadyMessage | LoadErrorMessage | ResultsMessage | ProgressMessage | CulpritMessage;
+export type FromThread =
+  ReadyMessage | LoadErrorMessage | ResultsMessage | ProgressMessage | CulpritMessage | StrayErrorMessage;

@@ -187,6 +187,11 @@ export class ThreadPool {
       onResults: (thread, results) => this.#onResults(thread, results),
       onProgress: (thread, progress) => this.#onProgress(thread, progress),
       onCulprit: (thread, id, _version, error) => this.#slots.get(thread)?.culprits.set(id, error),
+      onStrayError: (_thread, id, version, error) =>
+        this.#options.logger.warn(
+          { jobId: id, version, error },
+          'a handler threw after its attempt had ended; the attempt keeps its outcome',
+        ),
       onExit: (thread, cause) => this.#onExit(thread, cause),
     };
     const thread = new WorkerThread(

@@ -21,6 +21,8 @@ export interface ThreadListener {
   onProgress(thread: WorkerThread, progress: readonly ProgressTuple[]): void;
   /** An attempt is about to end the thread (it called `process.exit`). */
   onCulprit(thread: WorkerThread, id: number, version: number, error: string): void;
+  /** An attempt that had ended already threw outside its promise (from a timer, say). */
+  onStrayError(thread: WorkerThread, id: number, version: number, error: string): void;
   /**
    * The thread is gone: it crashed, exited, ran out of memory, or was terminated. `cause` is
    * the error the thread died of, or an `Error` naming its exit code.
@@ -90,6 +92,9 @@ export class WorkerThread {
           return;
         case 'culprit':
           listener.onCulprit(this, message.id, message.version, message.error);
+          return;
+        case 'stray-error':
+          listener.onStrayError(this, message.id, message.version, message.error);
           return;
       }
     });
