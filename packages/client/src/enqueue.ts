@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { JsonValue } from '@nudge/core';
+import { retrySqliteBusy, retrySqliteBusySync, type JsonValue } from '@nudge/core';
 import type pg from 'pg';
 import { enqueuePlan, isSingleStatement, type ReturnedRow } from './enqueue-plan.js';
 import {
@@ -12,7 +12,6 @@ import {
 } from './enqueue-executor.js';
 import type { EnqueueResult, JobFor, JobInput } from './job-input.js';
 import type { SqlDialect, SqlQuery } from './sql-dialect.js';
-import { retrySqliteBusy, retrySqliteBusySync } from './sqlite-busy-retry.js';
 import { validateJobs } from './validate-job.js';
 
 /** Options of {@link enqueue} and {@link enqueueMany}. */

@@ -10,7 +10,7 @@ export {
 export type { SqlDialect } from './sql-dialect.js';
 export type { EnqueueExecutor } from './enqueue-executor.js';
 export { enqueue, enqueueMany, enqueueSync, enqueueManySync, type EnqueueOptions } from './enqueue.js';
-export { SQLITE_BUSY_RETRY_BUDGET_MS, isSqliteBusy } from './sqlite-busy-retry.js';
+export { SQLITE_BUSY_RETRY_BUDGET_MS, isSqliteBusy } from '@nudge/core';
 export { nudge, DEFAULT_NUDGE_TIMEOUT_MS, type NudgeOptions, type NudgeOutcome } from './nudge.js';
 export { NudgeApiError, NudgeUnreachableError, type BatchProblem } from './nudge-api-error.js';
 export { isTerminalStatus, type JobView, type EnqueuedJobView, type AttemptErrorView } from './job-view.js';

@@ -10,3 +10,4 @@ export * from './job-transitions.js';
 export * from './queue-name.js';
 export * from './job-limits.js';
 export * from './nearest-rank.js';
+export * from './sqlite-busy-retry.js';

@@ -59,6 +59,7 @@ import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
+import { SYNC_BUSY_WAIT_MS, withBusyRetry } from './sqlite-busy.js';
 import {
   assertStorableFilter,
   assertStorableInput,
@@ -74,8 +75,9 @@ export interface SqliteStoreOptions extends OpenSqliteOptions {
 
 /**
  * The SQLite store: one file, one connection per store. Hot-path writes are hand-written,
- * prepared once, and run synchronously in `BEGIN IMMEDIATE` transactions; other processes on
- * the same file wait on the busy timeout.
+ * prepared once, and run synchronously in `BEGIN IMMEDIATE` transactions. A call that finds the
+ * file locked by another process is tried again on a timer until the busy timeout
+ * (`busyTimeoutMs`) has passed, so the waiting process's event loop stays free.
  */
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
@@ -89,11 +91,18 @@ export class SqliteStore implements Store {
   readonly #kysely: Kysely<SqliteSchema>;
   #hot: ReturnType<typeof prepareHotPath> | undefined;
   #enqueue: ((inputs: readonly EnqueueInput[]) => EnqueuedJob[]) | undefined;
+  readonly #busyTimeoutMs: number;
 
   /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
   constructor(filename: string, options: SqliteStoreOptions = {}) {
-    this.#db = openSqlite(filename, options);
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#db = openSqlite(filename, { busyTimeoutMs: SYNC_BUSY_WAIT_MS });
     this.#kysely = sqliteKysely(this.#db);
+  }
+
+  /** Runs one call on the connection, waiting out another process's lock on a timer. */
+  #busy<T>(call: () => T | Promise<T>): Promise<T> {
+    return withBusyRetry(call, this.#busyTimeoutMs);
   }
 
   // Statements are prepared after migration: preparing needs the table to exist.
@@ -103,21 +112,21 @@ export class SqliteStore implements Store {
   }
 
   async migrate(): Promise<number[]> {
-    return migrateSqlite(this.#db);
+    return this.#busy(() => migrateSqlite(this.#db));
   }
 
   async schemaState(): Promise<SchemaState> {
-    return sqliteSchemaState(this.#db);
+    return this.#busy(() => sqliteSchemaState(this.#db));
   }
 
   async ping(): Promise<void> {
-    await sql`SELECT 1`.execute(this.#kysely);
+    await this.#busy(() => sql`SELECT 1`.execute(this.#kysely));
   }
 
   async now(): Promise<Date> {
-    const row = this.#db.prepare(`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`).get() as {
-      now: string;
-    };
+    const row = await this.#busy(
+      () => this.#db.prepare(`SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now`).get() as { now: string },
+    );
     return new Date(row.now);
   }
 
@@ -129,21 +138,19 @@ export class SqliteStore implements Store {
 
   async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
     assertStorableInputs(inputs);
-    this.#enqueue ??= createSqliteEnqueue(this.#db, this.#kysely);
-    return this.#enqueue(inputs);
+    const enqueue = (this.#enqueue ??= createSqliteEnqueue(this.#db, this.#kysely));
+    return this.#busy(() => enqueue(inputs));
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
-    return this.#hotPath.enqueueClaimed(input, claim);
+    return this.#busy(() => this.#hotPath.enqueueClaimed(input, claim));
   }
 
   async getJob(id: number): Promise<Job | undefined> {
-    const row = await this.#kysely
-      .selectFrom('nudge_jobs')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await this.#busy(() =>
+      this.#kysely.selectFrom('nudge_jobs').selectAll().where('id', '=', id).executeTakeFirst(),
+    );
     return row && sqliteRowToJob(row);
   }
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
@@ -158,113 +165,115 @@ export class SqliteStore implements Store {
       if (query.queue !== undefined) select = select.where('queue', '=', query.queue);
       if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
     }
-    return (await select.execute()).map(sqliteRowToJob);
+    return (await this.#busy(() => select.execute())).map(sqliteRowToJob);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
-    const rows = await this.#kysely
-      .selectFrom('nudge_jobs')
-      .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
-      .groupBy('status')
-      .execute();
+    const rows = await this.#busy(() =>
+      this.#kysely
+        .selectFrom('nudge_jobs')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+        .groupBy('status')
+        .execute(),
+    );
     return toStatusCounts(rows);
   }
 
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
-    return this.#hotPath.activity(query);
+    return this.#busy(() => this.#hotPath.activity(query));
   }
 
   async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {
-    return this.#hotPath.commands.cancel(id, now);
+    return this.#busy(() => this.#hotPath.commands.cancel(id, now));
   }
 
   async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
-    return this.#hotPath.commands.retry(id, now);
+    return this.#busy(() => this.#hotPath.commands.retry(id, now));
   }
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {
-    return this.#hotPath.queues.setPaused(name, paused);
+    return this.#busy(() => this.#hotPath.queues.setPaused(name, paused));
   }
 
   async listQueues(): Promise<QueueState[]> {
-    return this.#hotPath.queues.list();
+    return this.#busy(() => this.#hotPath.queues.list());
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return this.#hotPath.claim(input);
+    return this.#busy(() => this.#hotPath.claim(input));
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
-    return this.#hotPath.heartbeat(leases, leaseMs, now);
+    return this.#busy(() => this.#hotPath.heartbeat(leases, leaseMs, now));
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
     if (hasFollowUps(items)) assertStorableFollowUps(items);
-    return this.#hotPath.complete(items, now);
+    return this.#busy(() => this.#hotPath.complete(items, now));
   }
 
   async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
-    return this.#hotPath.setProgress(items);
+    return this.#busy(() => this.#hotPath.setProgress(items));
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return this.#hotPath.fail(storableFailures(items), now);
+    return this.#busy(() => this.#hotPath.fail(storableFailures(items), now));
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
-    return this.#hotPath.release(leases, now);
+    return this.#busy(() => this.#hotPath.release(leases, now));
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
-    return this.#hotPath.sweep(input);
+    return this.#busy(() => this.#hotPath.sweep(input));
   }
 
   async promoteScheduled(input?: PromoteInput): Promise<PromoteResult> {
-    return this.#hotPath.promote(input);
+    return this.#busy(() => this.#hotPath.promote(input));
   }
 
   async registerInstance(input: InstanceInput, now?: Date): Promise<void> {
-    this.#hotPath.instances.register(input, now);
+    await this.#busy(() => this.#hotPath.instances.register(input, now));
   }
 
   async touchInstance(id: string, now?: Date): Promise<boolean> {
-    return this.#hotPath.instances.touch(id, now);
+    return this.#busy(() => this.#hotPath.instances.touch(id, now));
   }
 
   async removeInstance(id: string): Promise<void> {
-    this.#hotPath.instances.remove(id);
+    await this.#busy(() => this.#hotPath.instances.remove(id));
   }
 
   async listInstances(input: ListInstancesInput): Promise<InstanceInfo[]> {
-    return this.#hotPath.instances.list(input);
+    return this.#busy(() => this.#hotPath.instances.list(input));
   }
 
   async pruneInstances(notSeenForMs: number, now?: Date): Promise<number> {
-    return this.#hotPath.instances.prune(notSeenForMs, now);
+    return this.#busy(() => this.#hotPath.instances.prune(notSeenForMs, now));
   }
 
   async stats(input: StatsInput): Promise<StoreStats> {
-    return this.#hotPath.stats(input);
+    return this.#busy(() => this.#hotPath.stats(input));
   }
 
   async finishedKinds(status: TerminalStatus): Promise<string[]> {
-    return this.#hotPath.retention.finishedKinds(status);
+    return this.#busy(() => this.#hotPath.retention.finishedKinds(status));
   }
 
   async pruneFinished(input: PruneInput): Promise<number> {
-    return this.#hotPath.retention.prune(input);
+    return this.#busy(() => this.#hotPath.retention.prune(input));
   }
 
   async registerSchedules(schedules: readonly ScheduleRegistration[], now?: Date): Promise<ScheduleState[]> {
-    return this.#hotPath.schedules.register(schedules, now);
+    return this.#busy(() => this.#hotPath.schedules.register(schedules, now));
   }
 
   async advanceSchedule(input: ScheduleAdvance): Promise<void> {
-    this.#hotPath.schedules.advance(input);
+    await this.#busy(() => this.#hotPath.schedules.advance(input));
   }
 
   async listSchedules(): Promise<ScheduleState[]> {
-    return this.#hotPath.schedules.list();
+    return this.#busy(() => this.#hotPath.schedules.list());
   }
 
   async reclaimSpace(): Promise<void> {
@@ -272,7 +281,7 @@ export class SqliteStore implements Store {
   }
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
-    return this.#hotPath.unhandledKinds(input);
+    return this.#busy(() => this.#hotPath.unhandledKinds(input));
   }
 
   async close(): Promise<void> {
