@@ -45,12 +45,12 @@ export async function retrySqliteBusy<T>(
   write: () => Promise<T> | T,
   options: SqliteBusyRetryOptions = {},
 ): Promise<T> {
-  const schedule = pauses(options);
+  let schedule: Generator<number> | undefined;
   for (;;) {
     try {
       return await write();
     } catch (error) {
-      const pause = isSqliteBusy(error) ? schedule.next() : undefined;
+      const pause = isSqliteBusy(error) ? (schedule ??= pauses(options)).next() : undefined;
       if (!pause || pause.done) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause.value));
     }
@@ -64,12 +64,12 @@ let sleeper: Int32Array | undefined;
  * SQLite's own busy handler does.
  */
 export function retrySqliteBusySync<T>(write: () => T, options: SqliteBusyRetryOptions = {}): T {
-  const schedule = pauses(options);
+  let schedule: Generator<number> | undefined;
   for (;;) {
     try {
       return write();
     } catch (error) {
-      const pause = isSqliteBusy(error) ? schedule.next() : undefined;
+      const pause = isSqliteBusy(error) ? (schedule ??= pauses(options)).next() : undefined;
       if (!pause || pause.done) throw error;
       sleeper ??= new Int32Array(new SharedArrayBuffer(4));
       Atomics.wait(sleeper, 0, 0, pause.value);

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
+import { retrySqliteBusy, type SqliteBusyRetryOptions } from '@nudge/core';
 import type { Job, JobStatus, Logger, TerminalStatus } from '@nudge/core';
 import type {
   PruneInput,
@@ -59,13 +60,19 @@ import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
-import { SYNC_BUSY_WAIT_MS, withBusyRetry } from './sqlite-busy.js';
 import {
   assertStorableFilter,
   assertStorableInput,
   assertStorableInputs,
   storableFailures,
 } from '../storable-input.js';
+
+/**
+ * How long one call may wait for another process's lock inside SQLite's own busy handler, in ms.
+ * That wait sleeps on the event loop's thread, so it is kept short; longer waits are taken on a
+ * timer (pauses of about 1, 2, 4 … up to 16 ms) until the store's busy timeout.
+ */
+const SYNC_BUSY_WAIT_MS = 5;
 
 /** Options for {@link SqliteStore}. */
 export interface SqliteStoreOptions extends OpenSqliteOptions {
@@ -91,18 +98,21 @@ export class SqliteStore implements Store {
   readonly #kysely: Kysely<SqliteSchema>;
   #hot: ReturnType<typeof prepareHotPath> | undefined;
   #enqueue: ((inputs: readonly EnqueueInput[]) => EnqueuedJob[]) | undefined;
-  readonly #busyTimeoutMs: number;
+  readonly #busyRetry: SqliteBusyRetryOptions;
 
   /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
   constructor(filename: string, options: SqliteStoreOptions = {}) {
-    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#busyRetry = { budgetMs: options.busyTimeoutMs ?? 5000, firstPauseMs: 1, maxPauseMs: 16 };
     this.#db = openSqlite(filename, { busyTimeoutMs: SYNC_BUSY_WAIT_MS });
     this.#kysely = sqliteKysely(this.#db);
   }
 
-  /** Runs one call on the connection, waiting out another process's lock on a timer. */
+  /**
+   * Runs one call (one statement or one `IMMEDIATE` transaction, so a try that met `SQLITE_BUSY`
+   * wrote nothing), trying it again on a timer while another process holds the file's lock.
+   */
   #busy<T>(call: () => T | Promise<T>): Promise<T> {
-    return withBusyRetry(call, this.#busyTimeoutMs);
+    return retrySqliteBusy(call, this.#busyRetry);
   }
 
   // Statements are prepared after migration: preparing needs the table to exist.
