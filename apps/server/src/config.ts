@@ -46,6 +46,8 @@ export interface ServerConfig {
   readonly port: number;
   /** `NUDGE_POLL_INTERVAL_MS`: time between polls for due jobs, in ms. */
   readonly pollIntervalMs: number;
+  /** `NUDGE_CLAIM_COOLDOWN_MS`: least time between claim queries once they keep finding nothing, in ms. */
+  readonly claimCooldownMs: number;
   /** `NUDGE_LISTEN`: wake on PostgreSQL notifications of new jobs (`LISTEN`). */
   readonly listen: boolean;
   /** `NUDGE_LEASE_MS`: lease of a claimed job, in ms. */
@@ -178,6 +180,7 @@ function envSchema(cwd: string) {
     HOST: z.string().default('127.0.0.1').describe('a host name or IP address'),
     PORT: wholeNumber(0, 65535, 3000),
     NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
+    NUDGE_CLAIM_COOLDOWN_MS: wholeNumber(0, 60_000, 10, ' of ms'),
     NUDGE_LISTEN: z
       .enum(['true', 'false'])
       .default('true')
@@ -337,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     host: e.HOST,
     port: e.PORT,
     pollIntervalMs: e.NUDGE_POLL_INTERVAL_MS,
+    claimCooldownMs: e.NUDGE_CLAIM_COOLDOWN_MS,
     listen: e.NUDGE_LISTEN,
     leaseMs: e.NUDGE_LEASE_MS,
     sweepIntervalMs: e.NUDGE_SWEEP_INTERVAL_MS,

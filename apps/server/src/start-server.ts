@@ -77,6 +77,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       cpuThreadNice: config.cpuThreadNice,
       queues: config.queues,
       pollIntervalMs: config.pollIntervalMs,
+      claimCooldownMs: config.claimCooldownMs,
       listen: config.listen,
       leaseMs: config.leaseMs,
       sweepIntervalMs: config.sweepIntervalMs,

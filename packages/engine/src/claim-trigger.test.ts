@@ -1,19 +1,21 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as afterMicrotasks } from 'node:timers/promises';
-import { ClaimTrigger } from './claim-trigger.js';
+import { ClaimTrigger, type PassOutcome } from './claim-trigger.js';
 
 /**
  * Claim passes the test ends by hand: each call of `pass` is recorded and waits until the test
- * settles it with the pass's answer (`true`: a full batch, run again at once).
+ * settles it with the pass's outcome (`full`: run again at once).
  */
 function handPasses() {
-  const waiting: Array<(again: boolean) => void> = [];
+  const waiting: Array<(outcome: PassOutcome) => void> = [];
+  const onStart: Array<() => void> = [];
   let started = 0;
   return {
-    pass: (): Promise<boolean> => {
+    pass: (): Promise<PassOutcome> => {
       started += 1;
-      return new Promise<boolean>((resolve) => waiting.push(resolve));
+      for (const resolve of onStart.splice(0)) resolve();
+      return new Promise<PassOutcome>((resolve) => waiting.push(resolve));
     },
     /** Passes started so far. */
     get started() {
@@ -23,11 +25,15 @@ function handPasses() {
     get running() {
       return waiting.length;
     },
-    /** Ends the oldest running pass with `again`, then lets the trigger react. */
-    async end(again = false): Promise<void> {
+    /** Resolves when the next pass starts. */
+    nextStart(): Promise<void> {
+      return new Promise((resolve) => onStart.push(resolve));
+    },
+    /** Ends the oldest running pass with `outcome`, then lets the trigger react. */
+    async end(outcome: PassOutcome = 'claimed'): Promise<void> {
       const resolve = waiting.shift();
       assert.ok(resolve, 'a pass is running');
-      resolve(again);
+      resolve(outcome);
       await afterMicrotasks();
     },
   };
@@ -77,11 +83,11 @@ describe('ClaimTrigger', () => {
     const passes = handPasses();
     const trigger = new ClaimTrigger(passes.pass);
     trigger.request();
-    await passes.end(true);
+    await passes.end('full');
     assert.equal(passes.started, 2, 'a full batch runs the next pass without a request');
-    await passes.end(true);
+    await passes.end('full');
     assert.equal(passes.started, 3);
-    await passes.end(false);
+    await passes.end('claimed');
     assert.equal(passes.started, 3, 'a short batch ends the loop');
     assert.deepEqual(trigger.counts, { requested: 1, coalesced: 0 });
     await trigger.idle();
@@ -100,5 +106,78 @@ describe('ClaimTrigger', () => {
     await passes.end();
     await waiting;
     assert.equal(idle, true);
+  });
+
+  it('after two empty passes in a row, the next waits out the cooldown, and requests fold into it', async () => {
+    const cooldownMs = 40;
+    const passes = handPasses();
+    const trigger = new ClaimTrigger(passes.pass, 1, cooldownMs);
+    trigger.request();
+    await passes.end('empty');
+    trigger.request();
+    assert.equal(passes.started, 2, 'one empty pass does not slow the next request');
+    await passes.end('empty');
+    const lastEmptyAt = performance.now();
+    const next = passes.nextStart();
+    for (let i = 0; i < 50; i += 1) trigger.request();
+    assert.equal(passes.started, 2, 'no pass during the cooldown');
+    assert.deepEqual(trigger.counts, { requested: 52, coalesced: 49 });
+    await next;
+    // Timers may fire up to a millisecond early against performance.now().
+    assert.ok(performance.now() - lastEmptyAt >= cooldownMs - 1, 'not before the cooldown ended');
+    assert.equal(passes.started, 3, 'one pass for all 50 requests');
+    await passes.end('claimed');
+    trigger.request();
+    assert.equal(passes.started, 4, 'a pass that claimed ends the cooldown');
+    await passes.end('empty');
+    await trigger.idle();
+  });
+
+  it('a skipped pass neither counts as empty nor ends a run of empty ones', async () => {
+    const passes = handPasses();
+    const trigger = new ClaimTrigger(passes.pass, 1, 60_000);
+    trigger.request();
+    await passes.end('empty');
+    trigger.request();
+    await passes.end('skipped');
+    trigger.request();
+    assert.equal(passes.started, 3, 'one empty pass so far: no cooldown');
+    await passes.end('empty');
+    trigger.request();
+    assert.equal(passes.started, 3, 'two empty passes, a skipped one between them: cooldown');
+    trigger.cancelDeferred();
+    await trigger.idle();
+  });
+
+  it('a pass owed for requests during a running one waits out the cooldown too', async () => {
+    const passes = handPasses();
+    const trigger = new ClaimTrigger(passes.pass, 1, 60_000);
+    trigger.request();
+    await passes.end('empty');
+    trigger.request();
+    trigger.request();
+    await passes.end('empty');
+    assert.equal(passes.started, 2, 'the owed pass is deferred');
+    let idle = false;
+    const waiting = trigger.idle().then(() => (idle = true));
+    await afterMicrotasks();
+    assert.equal(idle, false, 'idle waits for the deferred pass');
+    trigger.cancelDeferred();
+    await waiting;
+    assert.equal(passes.started, 2, 'a cancelled pass never runs');
+    trigger.request();
+    assert.equal(passes.started, 2, 'still cooling down: deferred again');
+    trigger.cancelDeferred();
+  });
+
+  it('with a cooldown of 0 every empty pass is followed by the next request at once', async () => {
+    const passes = handPasses();
+    const trigger = new ClaimTrigger(passes.pass, 1, 0);
+    for (let i = 1; i <= 5; i += 1) {
+      trigger.request();
+      assert.equal(passes.started, i);
+      await passes.end('empty');
+    }
+    await trigger.idle();
   });
 });

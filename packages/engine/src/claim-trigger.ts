@@ -2,37 +2,66 @@
 export interface TriggerCounts {
   /** Every call of `request` (poll timer, nudges, enqueues, freed slots, notifications). */
   readonly requested: number;
-  /** Requests that ran no pass of their own: folded into one more pass after the running one. */
+  /**
+   * Requests that ran no pass of their own: folded into one more pass after a running one, or
+   * into the one pass that waits out the cooldown.
+   */
   readonly coalesced: number;
 }
+
+/**
+ * What one claim pass found: `full`, a class came back full (claim again at once); `claimed`,
+ * some jobs; `empty`, its query found none; `skipped`, it ran no query (no slot was free).
+ */
+export type PassOutcome = 'full' | 'claimed' | 'empty' | 'skipped';
+
+/** Empty claim queries in a row after which the next pass waits out the cooldown. */
+const EMPTY_PASSES_BEFORE_COOLDOWN = 2;
 
 /**
  * The one path to a claim. The poll timer, `POST /nudge`, an enqueue and a freed slot all call
  * {@link request}. Up to `maxInFlight` passes run at once (so a second claim can go to the
  * database while the first is still being answered); a request while that many run causes
- * exactly one more pass once one ends, however many requests came. A pass returns `true` to run
- * again at once (a full batch).
+ * exactly one more pass once one ends, however many requests came. A `full` pass runs again at
+ * once.
+ *
+ * Bound on empty queries: after {@link EMPTY_PASSES_BEFORE_COOLDOWN} claim queries in a row
+ * found nothing, the next pass starts no sooner than `cooldownMs` after the last of them ended;
+ * every request until then folds into that one pass. So wake-ups for jobs that are already
+ * taken (a `/nudge` storm, a notification after the nudge that claimed its job) cost at most
+ * about `1000 / cooldownMs` claim queries a second, while a lone request, and the one empty pass
+ * that often follows a claim, still run at once. River's `FetchCooldown` bounds fetches the same
+ * way for every fetch; this one only paces queries that keep finding nothing.
  */
 export class ClaimTrigger {
-  readonly #pass: () => Promise<boolean>;
+  readonly #pass: () => Promise<PassOutcome>;
   readonly #maxInFlight: number;
+  readonly #cooldownMs: number;
   readonly #running = new Set<Promise<void>>();
   #again = false;
   #requested = 0;
   #coalesced = 0;
+  #emptyInARow = 0;
+  /** `performance.now()` when the last empty pass ended. */
+  #lastEmptyAt = Number.NEGATIVE_INFINITY;
+  /** The pass waiting out the cooldown, and what resolves once it started (or was cancelled). */
+  #deferred: { timer: NodeJS.Timeout; started: Promise<void>; release: () => void } | undefined;
 
   /**
-   * @param pass - one claim pass; resolves `true` to run again at once
+   * @param pass - one claim pass
    * @param maxInFlight - passes allowed at once @defaultValue 1
+   * @param cooldownMs - least time after an empty pass, once they come in a row, before the
+   *   next one starts, in ms; 0 never waits @defaultValue 0
    */
-  constructor(pass: () => Promise<boolean>, maxInFlight = 1) {
+  constructor(pass: () => Promise<PassOutcome>, maxInFlight = 1, cooldownMs = 0) {
     this.#pass = pass;
     this.#maxInFlight = maxInFlight;
+    this.#cooldownMs = cooldownMs;
   }
 
   /**
    * Claim requests so far, and how many of them coalesced: they came while `maxInFlight` passes
-   * ran and were folded into one more pass (a pass already owed counts as coalescing too).
+   * ran, or while a pass waited out the cooldown (a pass already owed counts as coalescing too).
    */
   get counts(): TriggerCounts {
     return { requested: this.#requested, coalesced: this.#coalesced };
@@ -44,10 +73,24 @@ export class ClaimTrigger {
     this.#start(true);
   }
 
+  /** Cancels a pass waiting out the cooldown (on stop); later requests run passes as before. */
+  cancelDeferred(): void {
+    const deferred = this.#deferred;
+    if (!deferred) return;
+    clearTimeout(deferred.timer);
+    this.#deferred = undefined;
+    deferred.release();
+  }
+
   #start(counted: boolean): void {
-    if (this.#running.size >= this.#maxInFlight) {
-      this.#again = true;
+    if (this.#running.size >= this.#maxInFlight || this.#deferred) {
+      this.#again ||= this.#running.size >= this.#maxInFlight;
       if (counted) this.#coalesced += 1;
+      return;
+    }
+    const wait = this.#cooldownLeft();
+    if (wait > 0) {
+      this.#defer(wait);
       return;
     }
     const run: Promise<void> = this.#loop().finally(() => {
@@ -61,14 +104,40 @@ export class ClaimTrigger {
     this.#running.add(run);
   }
 
-  /** Resolves when no pass is running. */
+  #cooldownLeft(): number {
+    if (this.#cooldownMs === 0 || this.#emptyInARow < EMPTY_PASSES_BEFORE_COOLDOWN) return 0;
+    return this.#lastEmptyAt + this.#cooldownMs - performance.now();
+  }
+
+  #defer(waitMs: number): void {
+    let release!: () => void;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    const timer = setTimeout(() => {
+      this.#deferred = undefined;
+      this.#start(false);
+      release();
+    }, Math.ceil(waitMs));
+    this.#deferred = { timer, started, release };
+  }
+
+  /** Resolves when no pass is running or waiting out the cooldown. */
   async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.all(this.#running);
+    while (this.#running.size > 0 || this.#deferred) {
+      await Promise.all([...this.#running, this.#deferred?.started]);
+    }
   }
 
   async #loop(): Promise<void> {
-    while (await this.#pass()) {
+    for (;;) {
+      const outcome = await this.#pass();
+      if (outcome === 'empty') {
+        this.#emptyInARow += 1;
+        this.#lastEmptyAt = performance.now();
+      } else if (outcome !== 'skipped') {
+        this.#emptyInARow = 0;
+      }
       // A full batch: claim again at once.
+      if (outcome !== 'full') return;
     }
   }
 }

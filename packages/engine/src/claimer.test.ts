@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { silentLogger } from '@nudge/core';
 import type { ClaimedJob, Store } from '@nudge/store';
@@ -8,7 +9,7 @@ import type { EngineEvents } from './engine-events.js';
 import { EVERY_QUEUE, resolveQueueServing } from './queue-serving.js';
 
 /** A claimer on `store` for kind `k` with `slots` cpu slots; claimed jobs keep their slots. */
-function createClaimer(store: Store, slots: number, maxClaimBatch: number) {
+function createClaimer(store: Store, slots: number, maxClaimBatch: number, claimCooldownMs = 0) {
   let free = slots;
   const limits: number[] = [];
   const answers: number[] = [];
@@ -25,6 +26,7 @@ function createClaimer(store: Store, slots: number, maxClaimBatch: number) {
     workerId: 'w1',
     leaseMs: 60_000,
     pollIntervalMs: 3_600_000,
+    claimCooldownMs,
     maxClaimBatch,
     kinds: new Map([['cpu', ['k']]]),
     free: () => free,
@@ -119,6 +121,43 @@ for (const dialect of DIALECTS) {
       await c.claimer.idle();
       assert.deepEqual(c.limits, [3, 3]);
       assert.deepEqual(c.answers, [3, 2]);
+    });
+
+    it('a storm of requests over an empty queue runs two queries, then waits out the cooldown', async () => {
+      const c = createClaimer(store, 10, 10, 60_000);
+      stop = () => c.claimer.stop();
+      c.claimer.start();
+      await c.claimer.idle();
+      c.claimer.request();
+      await c.claimer.idle();
+      assert.deepEqual(c.answers, [0, 0], 'two empty queries');
+      for (let i = 0; i < 200; i += 1) {
+        c.claimer.request();
+        await nextTurn();
+      }
+      assert.equal(c.limits.length, 2, '200 requests in the cooldown ran no query');
+      assert.deepEqual(c.claimer.requestCounts, { requested: 202, coalesced: 199 });
+      c.claimer.stop();
+      await c.claimer.idle();
+      assert.equal(c.limits.length, 2, 'stop cancels the deferred pass');
+    });
+
+    it('the pass that waited out the cooldown claims what arrived meanwhile', async () => {
+      const c = createClaimer(store, 10, 10, 50);
+      stop = () => c.claimer.stop();
+      c.claimer.start();
+      await c.claimer.idle();
+      c.claimer.request();
+      await c.claimer.idle();
+      const [job] = await store.enqueueMany([{ kind: 'k' }]);
+      c.claimer.request();
+      assert.equal(c.limits.length, 2, 'deferred');
+      await c.claimer.idle();
+      assert.deepEqual(c.answers, [0, 0, 1]);
+      assert.deepEqual(
+        c.started.map((started) => started.id),
+        [job!.id],
+      );
     });
   });
 }

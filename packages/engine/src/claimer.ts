@@ -1,7 +1,7 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
 import type { ClaimGroup, ClaimedJob, Store } from '@nudge/store';
 import type { QueueServing } from './queue-serving.js';
-import { ClaimTrigger, type TriggerCounts } from './claim-trigger.js';
+import { ClaimTrigger, type PassOutcome, type TriggerCounts } from './claim-trigger.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import { PeriodicTimer } from './periodic-timer.js';
 
@@ -17,6 +17,11 @@ export interface ClaimerOptions {
   readonly leaseMs: number;
   /** Time between polls, in ms (jittered ±10 %). */
   readonly pollIntervalMs: number;
+  /**
+   * Least time, in ms, between claim queries once they keep finding nothing (see
+   * {@link ClaimTrigger}); 0 never waits.
+   */
+  readonly claimCooldownMs: number;
   /** Most rows one claim takes per class. */
   readonly maxClaimBatch: number;
   /** The kinds of each class this instance can run. */
@@ -72,11 +77,17 @@ export class Claimer {
 
   constructor(options: ClaimerOptions) {
     this.#options = options;
-    this.#trigger = new ClaimTrigger(async () => {
-      const { claimed } = await this.runOnce();
-      // A class that came back full may have more: claim again at once while it has room.
-      return claimed > 0 && [...this.#mayHaveMore].some((execution) => options.free(execution) > 0);
-    }, CLAIMS_IN_FLIGHT);
+    this.#trigger = new ClaimTrigger(
+      async (): Promise<PassOutcome> => {
+        const { claimed, limit } = await this.runOnce();
+        if (limit === 0) return 'skipped';
+        if (claimed === 0) return 'empty';
+        // A class that came back full may have more: claim again at once while it has room.
+        return [...this.#mayHaveMore].some((execution) => options.free(execution) > 0) ? 'full' : 'claimed';
+      },
+      CLAIMS_IN_FLIGHT,
+      options.claimCooldownMs,
+    );
     this.#poll = new PeriodicTimer(
       async () => this.request(),
       options.pollIntervalMs,
@@ -95,6 +106,7 @@ export class Claimer {
   stop(): void {
     this.#running = false;
     this.#poll.stop();
+    this.#trigger.cancelDeferred();
   }
 
   /** Resolves when no pass is running. */

@@ -50,6 +50,13 @@ export interface EngineOptions {
   /** Time between polls, in ms, jittered by ±10 %. @defaultValue 1000 */
   readonly pollIntervalMs?: number;
   /**
+   * Once two claim queries in a row found no job, the least time before the next one, in ms;
+   * requests meanwhile (nudges, notifications) fold into one pass. Bounds the empty claim queries
+   * a storm of wake-ups can cost to about `1000 / claimCooldownMs` a second per instance; a lone
+   * wake-up still claims at once. 0 never waits. @defaultValue 10
+   */
+  readonly claimCooldownMs?: number;
+  /**
    * Wake on the database's notification of new runnable jobs (PostgreSQL `LISTEN`, one session
    * connection per instance); ignored by a store that cannot listen. @defaultValue true
    */
@@ -131,6 +138,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     version: options.version ?? null,
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     pollIntervalMs: wholeNumber('pollIntervalMs', options.pollIntervalMs ?? 1000, 1),
+    claimCooldownMs: wholeNumber('claimCooldownMs', options.claimCooldownMs ?? 10, 0, 60_000),
     listen: options.listen ?? true,
     leaseMs: wholeNumber('leaseMs', options.leaseMs ?? 30_000, 300),
     sweepIntervalMs: wholeNumber('sweepIntervalMs', options.sweepIntervalMs ?? 5000, 1),

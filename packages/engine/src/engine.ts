@@ -120,6 +120,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       workerId: options.workerId,
       leaseMs: options.leaseMs,
       pollIntervalMs: options.pollIntervalMs,
+      claimCooldownMs: options.claimCooldownMs,
       maxClaimBatch: options.maxClaimBatch,
       kinds: this.#kindsByClass,
       free: (execution) => this.#executor.free(execution),

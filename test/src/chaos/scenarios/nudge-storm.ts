@@ -9,6 +9,9 @@ const JOBS: Record<ChaosSize, number> = { test: 4_000, ci: 20_000, full: 100_000
 const NUDGES_PER_SECOND = 1_000;
 /** How long the storm goes on over an empty queue, in ms. */
 const IDLE_STORM_MS = 3_000;
+/** The instances' `NUDGE_CLAIM_COOLDOWN_MS` (the default): what bounds empty claim queries. */
+const CLAIM_COOLDOWN_MS = 10;
+const POLL_INTERVAL_MS = 1_000;
 
 /** A counter's value in a Prometheus text exposition (0 when absent). */
 function counter(text: string, name: string): number {
@@ -33,9 +36,19 @@ async function claimCounts(cluster: ChaosCluster) {
 }
 
 /**
+ * Most claim queries an instance may run over an empty queue in `seconds`, however many
+ * wake-ups arrive: one per claim cooldown and one per poll (each may come with a pass already
+ * owed when the window opened: 2 more).
+ */
+function idleQueryBound(seconds: number): number {
+  return Math.floor((seconds * 1000) / CLAIM_COOLDOWN_MS + (seconds * 1000) / (0.9 * POLL_INTERVAL_MS)) + 2;
+}
+
+/**
  * Scenario 6: four instances drain no-op jobs while `POST /nudge` arrives 1,000 times a second
  * across them: no job is claimed twice at one version, and the nudges never multiply claim
- * queries (each instance runs at most one claim query per claim request, most folded together).
+ * queries. Over an empty queue, claim queries per second per instance stay under a bound set by
+ * the claim cooldown, below the rate of nudges each instance receives, and never above it.
  */
 export const nudgeStorm: Scenario = {
   id: 6,
@@ -46,8 +59,8 @@ export const nudgeStorm: Scenario = {
       {
         scenario: 6,
         title: nudgeStorm.title,
-        timers: { leaseMs: 10_000, sweepIntervalMs: 1_000, pollIntervalMs: 1_000 },
-        env: { NUDGE_ASYNC_CONCURRENCY: '200' },
+        timers: { leaseMs: 10_000, sweepIntervalMs: 1_000, pollIntervalMs: POLL_INTERVAL_MS },
+        env: { NUDGE_ASYNC_CONCURRENCY: '200', NUDGE_CLAIM_COOLDOWN_MS: String(CLAIM_COOLDOWN_MS) },
         drainTimeoutMs: 300_000,
       },
       dialect,
@@ -111,6 +124,11 @@ export const nudgeStorm: Scenario = {
             // A pass owed or running when the window opened may end inside it: at most 2 more.
             'over an empty queue, claim queries never outnumber claim requests': idle.every(
               (c) => c.queries <= c.requests + 2,
+            ),
+            [`over an empty queue, claim queries per instance stay within the cooldown's bound (${Math.round(idleQueryBound(1))} a second)`]:
+              idle.every((c) => c.queries <= idleQueryBound(idleSeconds)),
+            'the storm sent each instance more claim requests than that bound': idle.every(
+              (c) => c.requests > idleQueryBound(idleSeconds),
             ),
             'no nudge was answered 5xx': answered5xx === 0,
             'every answered nudge was accepted': answeredOther === 0,
