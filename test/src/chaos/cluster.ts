@@ -51,13 +51,17 @@ export class ChaosCluster {
     this.#baseEnv = env;
   }
 
-  /** A fresh migrated database of `dialect` with the audit trigger; no instance yet. */
+  /**
+   * A fresh migrated database of `dialect` with the audit trigger (PostgreSQL: on the test
+   * server, or the one `postgresAdminUrl` reaches); no instance yet.
+   */
   static async create(
     dialect: Dialect,
     timers: ClusterTimers,
     env: Record<string, string> = {},
+    postgresAdminUrl?: string,
   ): Promise<ChaosCluster> {
-    const db = await createTestDatabase(dialect);
+    const db = await createTestDatabase(dialect, postgresAdminUrl);
     const store = await openStore(db);
     await installAudit(db);
     return new ChaosCluster(db, store, timers, env);

@@ -25,6 +25,8 @@ export interface ClusterScenario {
   readonly env?: Record<string, string>;
   /** Longest wait for every job to finish after the body, in ms. @defaultValue 60000 */
   readonly drainTimeoutMs?: number;
+  /** PostgreSQL: a server of the scenario's own to create the database on. @defaultValue the test server */
+  readonly postgresAdminUrl?: string;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function runInCluster(
   dialect: Dialect,
   body: (cluster: ChaosCluster) => Promise<ScenarioBody>,
 ): Promise<ScenarioResult> {
-  const cluster = await ChaosCluster.create(dialect, spec.timers, spec.env);
+  const cluster = await ChaosCluster.create(dialect, spec.timers, spec.env, spec.postgresAdminUrl);
   try {
     const outcome = await body(cluster);
     const finished = await cluster.drained(spec.drainTimeoutMs ?? 60_000);

@@ -1,4 +1,5 @@
 import { rawQuery } from '@nudge/test-databases';
+import { ThrowawayPostgres } from '../../helpers/throwaway-postgres.js';
 import type { ChaosCluster, Instance } from '../cluster.js';
 import { ledgerNow, readLedger } from '../ledger.js';
 import { startProxied } from '../proxied-instance.js';
@@ -8,8 +9,8 @@ import { delay, randomInt, runInCluster } from '../run-scenario.js';
 /** How long backends are terminated (every 2 s) and the proxy blackholed, per size, in ms. */
 const TERMINATING_MS: Record<ChaosSize, number> = { test: 6_000, ci: 10_000, full: 30_000 };
 const BLACKHOLE_MS: Record<ChaosSize, number> = { test: 4_000, ci: 8_000, full: 20_000 };
-/** How long the emulated PostgreSQL restart refuses connections, in ms. */
-const RESTART_MS = 2_000;
+/** How long the restarted server keeps its port closed between its shutdown and its start, in ms. */
+const RESTART_PAUSE_MS = 2_000;
 /** The instance's `NUDGE_DB_TIMEOUT_MS`: a call through the blackhole fails within it plus 1 s. */
 const DB_TIMEOUT_MS = 500;
 /** Longest a `/readyz` may take before it counts as hung, in ms. */
@@ -51,9 +52,14 @@ function probeReadiness(instance: Instance) {
   };
 }
 
-/** Enqueues short jobs at `PER_SECOND` until `stop()`; @returns the accepted ids. */
+/**
+ * Enqueues short jobs at `PER_SECOND` until `stop()`, through every outage: a batch whose
+ * enqueue failed was not accepted (had it committed unseen, its jobs still run: the drain waits
+ * for every row). @returns the accepted ids, and how many batches failed.
+ */
 function produce(cluster: ChaosCluster) {
   let stopped = false;
+  let failedBatches = 0;
   const loop = (async () => {
     const ids: number[] = [];
     while (!stopped) {
@@ -61,12 +67,19 @@ function produce(cluster: ChaosCluster) {
         kind: 'work',
         payload: { ms: randomInt(50, 300) },
       }));
-      ids.push(...(await cluster.enqueue(batch)));
+      try {
+        ids.push(...(await cluster.enqueue(batch)));
+      } catch {
+        failedBatches += 1;
+      }
       await delay(100);
     }
     return ids;
   })();
   return {
+    get failedBatches() {
+      return failedBatches;
+    },
     stop: async () => {
       stopped = true;
       return loop;
@@ -106,111 +119,119 @@ async function readyTime(instance: Instance, since: number): Promise<number> {
 /**
  * Scenario 7: PostgreSQL goes away under a running instance, three ways, while jobs keep coming:
  * (a) every backend of the instance is terminated (`pg_terminate_backend`, found by its
- * `application_name`) every 2 s; (b) a restart of PostgreSQL, emulated by the proxy in front of
- * the instance refusing connections for 2 s (the shared test server itself is never restarted);
- * (c) a partition: the proxy blackholes for longer than a lease. Checks that the process never
- * exits, `/readyz` always answers (unready during the blackhole, ready again within 5 s after),
- * a new job starts within 5 s of each recovery, and nothing is lost.
+ * `application_name`) every 2 s; (b) PostgreSQL itself is restarted (a fast shutdown, 2 s down,
+ * then a start on the same port: every session ends, open transactions roll back), so the scenario runs
+ * on a server of its own, never the shared test server; (c) a partition: the proxy in front of
+ * the instance blackholes for longer than a lease. Checks that the process never exits,
+ * `/readyz` always answers (unready during the blackhole, ready again within 5 s after), a new
+ * job starts within 5 s of each recovery, and nothing is lost.
  */
 export const databaseOutages: Scenario = {
   id: 7,
   title: 'database outages: backends terminated, a restart, a blackhole',
   dialects: ['postgres'],
-  run: (dialect, size) =>
-    runInCluster(
-      {
-        scenario: 7,
-        title: databaseOutages.title,
-        timers: { leaseMs: 2_000, sweepIntervalMs: 500, pollIntervalMs: 500 },
-        env: { NUDGE_ASYNC_CONCURRENCY: '20' },
-      },
-      dialect,
-      async (cluster) => {
-        const { instance: a, proxy } = await startProxied(cluster, 'a', {
-          NUDGE_DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
-          NUDGE_DB_CONNECT_TIMEOUT_MS: '1000',
-        });
-        const readiness = probeReadiness(a);
-        const producer = produce(cluster);
-        /** Per fault, the ms from its end until a new job started, and until /readyz said ready. */
-        const resumed: Record<string, number> = {};
-        const readyAgain: Record<string, number> = {};
-        const markers: number[] = [];
-        const recovered = async (fault: string) => {
-          const at = ledgerNow();
-          const [job, ready] = await Promise.all([resumeTime(cluster, a, at), readyTime(a, at)]);
-          markers.push(job.id);
-          resumed[fault] = job.ms;
-          readyAgain[fault] = ready;
-        };
-        let terminated = 0;
-        try {
-          // (a) Backends terminated; this database only (other tests may name an instance `a` too).
-          for (let elapsed = 0; elapsed < TERMINATING_MS[size]; elapsed += 2_000) {
-            await delay(2_000);
-            const rows = await rawQuery<{ ok: boolean }>(
-              cluster.db,
-              `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
-                WHERE application_name = ? AND datname = current_database()`,
-              [`chaos-${a.name}`],
-            );
-            terminated += rows.filter((row) => row.ok).length;
-          }
-          await recovered('backends terminated');
-
-          // (b) A restart, as the instance sees one: every connection dropped, the port closed.
-          // Recorded as a partition: for 2 s the instance cannot reach the database at all.
-          cluster.partitioned(a.name);
-          await proxy.setMode('refuse');
-          await delay(RESTART_MS);
-          await proxy.setMode('forward');
-          await recovered('restart');
-
-          // (c) A partition longer than a lease: the sweep requeues what a held once it is back.
-          cluster.partitioned(a.name);
-          const cutAt = ledgerNow();
-          await proxy.setMode('blackhole');
-          await delay(BLACKHOLE_MS[size]);
-          const healedAt = ledgerNow();
-          await proxy.setMode('forward');
-          await recovered('blackhole');
-
-          const accepted = [...(await producer.stop()), ...markers];
-          await readiness.stop();
-          const probes = readiness.probes;
-          // Drained here, while the proxy that is a's only way to the database is still open.
-          if (!(await cluster.drained(30_000))) throw new Error('the jobs did not finish');
-
-          const duringBlackhole = probes.filter((p) => p.sentAt >= cutAt && p.doneAt <= healedAt);
-          const worst = (record: Record<string, number>) => Math.max(...Object.values(record));
-          return {
-            accepted,
-            checks: {
-              'backends were terminated': terminated > 0,
-              'the process never exited': !a.exited,
-              '/readyz always answered within 5 s': probes.every((p) => p.status !== 0),
-              '/readyz was unready throughout the blackhole':
-                duringBlackhole.length > 0 && duringBlackhole.every((p) => p.status === 503),
-              '/readyz was ready within 5 s of each recovery': worst(readyAgain) <= RESUME_WITHIN_MS,
-              'a new job started within 5 s of each recovery': worst(resumed) <= RESUME_WITHIN_MS,
-            },
-            recovery: { worstMs: worst(resumed), boundMs: RESUME_WITHIN_MS },
-            notes: {
-              'backends terminated': terminated,
-              ...Object.fromEntries(
-                Object.entries(resumed).map(([k, ms]) => [`job start after ${k}, ms`, ms]),
-              ),
-              ...Object.fromEntries(
-                Object.entries(readyAgain).map(([k, ms]) => [`ready after ${k}, ms`, ms]),
-              ),
-              '/readyz answers during the blackhole': duringBlackhole.length,
-            },
+  run: async (dialect, size) => {
+    const server = await ThrowawayPostgres.start();
+    try {
+      return await runInCluster(
+        {
+          scenario: 7,
+          title: databaseOutages.title,
+          timers: { leaseMs: 2_000, sweepIntervalMs: 500, pollIntervalMs: 500 },
+          env: { NUDGE_ASYNC_CONCURRENCY: '20' },
+          postgresAdminUrl: server.url,
+        },
+        dialect,
+        async (cluster) => {
+          const { instance: a, proxy } = await startProxied(cluster, 'a', {
+            NUDGE_DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
+            NUDGE_DB_CONNECT_TIMEOUT_MS: '1000',
+          });
+          const readiness = probeReadiness(a);
+          const producer = produce(cluster);
+          /** Per fault, the ms from its end until a new job started, and until /readyz said ready. */
+          const resumed: Record<string, number> = {};
+          const readyAgain: Record<string, number> = {};
+          const markers: number[] = [];
+          const recovered = async (fault: string) => {
+            const at = ledgerNow();
+            const [job, ready] = await Promise.all([resumeTime(cluster, a, at), readyTime(a, at)]);
+            markers.push(job.id);
+            resumed[fault] = job.ms;
+            readyAgain[fault] = ready;
           };
-        } finally {
-          await producer.stop();
-          await readiness.stop();
-          await proxy.close();
-        }
-      },
-    ),
+          let terminated = 0;
+          try {
+            // (a) Backends terminated; this database only (other tests may name an instance `a` too).
+            for (let elapsed = 0; elapsed < TERMINATING_MS[size]; elapsed += 2_000) {
+              await delay(2_000);
+              const rows = await rawQuery<{ ok: boolean }>(
+                cluster.db,
+                `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+                WHERE application_name = ? AND datname = current_database()`,
+                [`chaos-${a.name}`],
+              );
+              terminated += rows.filter((row) => row.ok).length;
+            }
+            await recovered('backends terminated');
+
+            // (b) A restart of the server: every session ended, the port closed until it is back.
+            // Recorded as a partition: meanwhile the instance cannot reach the database at all.
+            cluster.partitioned(a.name);
+            const restartDownMs = await server.restart(RESTART_PAUSE_MS);
+            await recovered('restart');
+
+            // (c) A partition longer than a lease: the sweep requeues what a held once it is back.
+            cluster.partitioned(a.name);
+            const cutAt = ledgerNow();
+            await proxy.setMode('blackhole');
+            await delay(BLACKHOLE_MS[size]);
+            const healedAt = ledgerNow();
+            await proxy.setMode('forward');
+            await recovered('blackhole');
+
+            const accepted = [...(await producer.stop()), ...markers];
+            await readiness.stop();
+            const probes = readiness.probes;
+            // Drained here, while the proxy that is a's only way to the database is still open.
+            if (!(await cluster.drained(30_000))) throw new Error('the jobs did not finish');
+
+            const duringBlackhole = probes.filter((p) => p.sentAt >= cutAt && p.doneAt <= healedAt);
+            const worst = (record: Record<string, number>) => Math.max(...Object.values(record));
+            return {
+              accepted,
+              checks: {
+                'backends were terminated': terminated > 0,
+                'the process never exited': !a.exited,
+                '/readyz always answered within 5 s': probes.every((p) => p.status !== 0),
+                '/readyz was unready throughout the blackhole':
+                  duringBlackhole.length > 0 && duringBlackhole.every((p) => p.status === 503),
+                '/readyz was ready within 5 s of each recovery': worst(readyAgain) <= RESUME_WITHIN_MS,
+                'a new job started within 5 s of each recovery': worst(resumed) <= RESUME_WITHIN_MS,
+              },
+              recovery: { worstMs: worst(resumed), boundMs: RESUME_WITHIN_MS },
+              notes: {
+                'backends terminated': terminated,
+                'server down for the restart, ms': Math.round(restartDownMs),
+                'enqueue batches refused during the outages': producer.failedBatches,
+                ...Object.fromEntries(
+                  Object.entries(resumed).map(([k, ms]) => [`job start after ${k}, ms`, ms]),
+                ),
+                ...Object.fromEntries(
+                  Object.entries(readyAgain).map(([k, ms]) => [`ready after ${k}, ms`, ms]),
+                ),
+                '/readyz answers during the blackhole': duringBlackhole.length,
+              },
+            };
+          } finally {
+            await producer.stop();
+            await readiness.stop();
+            await proxy.close();
+          }
+        },
+      );
+    } finally {
+      await server.stop();
+    }
+  },
 };
