@@ -38,7 +38,7 @@ if (files.length === 0) {
 
 let embedded;
 if (!process.env.TEST_DATABASE_URL) {
-  const { ThrowawayPostgres } = await import('./dist/helpers/throwaway-postgres.js');
+  const { ThrowawayPostgres } = await import('@nudge/test-databases/throwaway-postgres');
   console.log('TEST_DATABASE_URL is unset: starting a throwaway PostgreSQL');
   embedded = await ThrowawayPostgres.start();
   console.log(`throwaway PostgreSQL on port ${embedded.port}`);

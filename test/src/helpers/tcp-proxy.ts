@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /** How a {@link TcpProxy} treats traffic. */
-export type ProxyMode = 'forward' | 'blackhole' | 'refuse';
+export type ProxyMode = 'forward' | 'blackhole' | 'refuse' | 'reset';
 
 /** A TCP proxy on 127.0.0.1 in front of a real server, to cut the network under a client. */
 export interface TcpProxy {
@@ -10,7 +10,9 @@ export interface TcpProxy {
   /**
    * `forward`: pass bytes both ways. `blackhole`: accept connections and swallow every byte
    * without answering or closing (a partition, or a server that hangs). `refuse`: stop
-   * listening and drop every connection (a closed port).
+   * listening and drop every connection (a closed port). `reset`: abort every connection with a
+   * TCP RST, and every new one as soon as it is accepted (a firewall or load balancer rejecting
+   * the flow).
    */
   setMode(mode: ProxyMode): Promise<void>;
   /**
@@ -45,6 +47,10 @@ export async function createTcpProxy(targetHost: string, targetPort: number): Pr
       pairs.delete(pair);
       pair.upstream?.destroy();
     });
+    if (mode === 'reset') {
+      client.resetAndDestroy();
+      return;
+    }
     if (mode !== 'forward') {
       client.on('data', () => undefined);
       return;
@@ -86,9 +92,10 @@ export async function createTcpProxy(targetHost: string, targetPort: number): Pr
       });
     });
   const port = await listen(0);
-  const dropAll = (): void => {
+  const dropAll = (reset = false): void => {
     for (const pair of pairs) {
-      pair.client.destroy();
+      if (reset) pair.client.resetAndDestroy();
+      else pair.client.destroy();
       pair.upstream?.destroy();
     }
     pairs.clear();
@@ -102,7 +109,10 @@ export async function createTcpProxy(targetHost: string, targetPort: number): Pr
     setMode: async (next) => {
       const wasListening = server.listening;
       mode = next;
-      if (next === 'refuse') {
+      if (next === 'reset') {
+        dropAll(true);
+        if (!wasListening) await listen(port);
+      } else if (next === 'refuse') {
         dropAll();
         if (wasListening) await new Promise<void>((resolve) => server.close(() => resolve()));
       } else if (!wasListening) {

