@@ -196,6 +196,60 @@ export class ChaosCluster {
     }
   }
 
+  /**
+   * The jobs not finished yet, grouped: `"3 RUNNING work (first id 17, version ≤ 2); …"`, or
+   * `"none"`.
+   */
+  async unfinished(): Promise<string> {
+    const rows = await rawQuery<Record<string, unknown>>(
+      this.db,
+      `SELECT status, kind, count(*) AS n, min(id) AS first_id, max(version) AS max_version
+         FROM nudge_jobs WHERE status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+        GROUP BY status, kind ORDER BY status, kind`,
+    );
+    if (rows.length === 0) return 'none';
+    return rows
+      .map(
+        (r) =>
+          `${String(r.n)} ${String(r.status)} ${String(r.kind)} (first id ${String(r.first_id)}, version ≤ ${String(r.max_version)})`,
+      )
+      .join('; ');
+  }
+
+  /**
+   * Each live instance as a stuck drain needs it described: its slot gauges and the last lines it
+   * logged (errors only, at the cluster's log level).
+   */
+  async #describeInstances(): Promise<string> {
+    const lines: string[] = [];
+    for (const instance of this.instances.values()) {
+      if (instance.exited) continue;
+      const metrics = await fetch(`${instance.server.url}/metrics`, { signal: AbortSignal.timeout(2_000) })
+        .then((response) => response.text())
+        .catch((error: unknown) => `no metrics: ${String(error)}`);
+      const slots = metrics
+        .split('\n')
+        .filter((line) => /^nudge_slots_(busy|free)|^nudge_threads_lost_total/.test(line))
+        .join(', ');
+      const { stdout, stderr } = instance.server.output();
+      const logged = `${stdout}\n${stderr}`.trim().split('\n').slice(-5).join('\n    ');
+      lines.push(`instance ${instance.name} (pid ${instance.pid}): ${slots}\n    ${logged}`);
+    }
+    return lines.join('\n');
+  }
+
+  /**
+   * Waits until every job finished, like {@link drained}.
+   * @throws Error naming `what`, the jobs still unfinished after `timeoutMs`, and each live
+   *   instance's slots and last log lines
+   */
+  async mustDrain(timeoutMs: number, what = 'the jobs'): Promise<void> {
+    if (await this.drained(timeoutMs)) return;
+    throw new Error(
+      `${what} did not finish within ${timeoutMs / 1000} s: ${await this.unfinished()}\n${await this.#describeInstances()}`,
+    );
+  }
+
   /** Every job row as the checks read it. */
   async finalRows(): Promise<FinalRow[]> {
     const expired =

@@ -96,7 +96,7 @@ export const ambiguousCommit: Scenario = {
           await cutCompletions(proxy, CUTS[size]);
           const accepted = await producing;
           const ambiguous = [...new Set(proxy.cutReplies.flatMap(committedIds))];
-          if (!(await cluster.drained(30_000))) throw new Error('the jobs did not finish');
+          await cluster.mustDrain(30_000);
           // The retries of the last cuts are logged once written; wait for them.
           for (
             let waited = 0;

@@ -114,7 +114,7 @@ export const clockSkew: Scenario = {
           Array.from({ length: SHORT[size] }, () => ({ kind: 'work', payload: { ms: randomInt(10, 50) } })),
           100,
         );
-        if (!(await cluster.drained(30_000))) throw new Error('the jobs did not finish');
+        await cluster.mustDrain(30_000);
 
         const all = [...long, ...scheduled, ...short];
         const jobs = await jobsOf(cluster, all);

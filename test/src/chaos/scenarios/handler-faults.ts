@@ -128,7 +128,7 @@ export const handlerFaults: Scenario = {
             return ids;
           })(),
         ]);
-        if (!(await cluster.drained(120_000))) throw new Error('the jobs did not finish');
+        await cluster.mustDrain(120_000);
 
         const jobs = await jobsOf(cluster, [...workIds, ...faultyIds]);
         const ofKind = (kind: string) =>

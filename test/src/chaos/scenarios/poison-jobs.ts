@@ -77,7 +77,7 @@ export const poisonJobs: Scenario = {
         const normal = () =>
           Array.from({ length: JOBS[size] }, () => ({ kind: 'work', payload: { ms: randomInt(10, 50) } }));
         const clean = await cluster.enqueuePaced(normal(), PER_SECOND);
-        if (!(await cluster.drained(60_000))) throw new Error('the clean run did not finish');
+        await cluster.mustDrain(60_000, 'the clean run');
 
         const stopKeepingAlive = keepAlive(cluster, names);
         const [threadKiller, processKiller] = await cluster.enqueue([
@@ -86,7 +86,7 @@ export const poisonJobs: Scenario = {
           { kind: 'poisonProcess', maxAttempts: 3 },
         ]);
         const poisoned = await cluster.enqueuePaced(normal(), PER_SECOND);
-        if (!(await cluster.drained(60_000))) throw new Error('the poisoned run did not finish');
+        await cluster.mustDrain(60_000, 'the poisoned run');
         await stopKeepingAlive();
 
         // Normal jobs a poisoned process had claimed when it died (running, or claimed in the same

@@ -71,7 +71,7 @@ export const rollingDeploy: Scenario = {
           })(),
         ]);
         const after = await cluster.enqueuePaced(mixed(PER_PHASE[size]), PER_SECOND);
-        if (!(await cluster.drained(30_000))) throw new Error('the jobs did not finish');
+        await cluster.mustDrain(30_000);
 
         const all = [...alone, ...during, ...after];
         const jobs = await jobsOf(cluster, all);

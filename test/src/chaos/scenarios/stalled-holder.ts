@@ -34,7 +34,7 @@ export const stalledHolder: Scenario = {
           Array.from({ length: count }, () => ({ kind: 'work', payload: { ms: 3 * LEASE_MS } })),
         );
         await cluster.nudgeAll();
-        if (!(await cluster.drained(30_000))) throw new Error('phase 1 did not finish');
+        await cluster.mustDrain(30_000, 'phase 1');
         const sweptWhileHeld = await rawQuery(
           cluster.db,
           `SELECT job_id FROM nudge_chaos_audit WHERE old_status = 'RUNNING' AND new_status = 'PENDING'`,
@@ -55,7 +55,7 @@ export const stalledHolder: Scenario = {
         ).length;
         await delay(3 * LEASE_MS);
         cluster.resume('a');
-        if (!(await cluster.drained(30_000))) throw new Error('phase 2 did not finish');
+        await cluster.mustDrain(30_000, 'phase 2');
         // Let a's late completions and heartbeats reach the database (they must change nothing).
         await delay(LEASE_MS);
         const rows = await rawQuery<{ id: number; version: number; result: unknown }>(
