@@ -64,7 +64,7 @@ describe('ClaimTrigger', () => {
 
   it('runs up to maxInFlight passes at once, and one more for the requests beyond them', async () => {
     const passes = handPasses();
-    const trigger = new ClaimTrigger(passes.pass, 2);
+    const trigger = new ClaimTrigger(passes.pass, { maxInFlight: 2 });
     trigger.request();
     trigger.request();
     assert.equal(passes.running, 2);
@@ -111,7 +111,7 @@ describe('ClaimTrigger', () => {
   it('after two empty passes in a row, the next waits out the cooldown, and requests fold into it', async () => {
     const cooldownMs = 40;
     const passes = handPasses();
-    const trigger = new ClaimTrigger(passes.pass, 1, cooldownMs);
+    const trigger = new ClaimTrigger(passes.pass, { cooldownMs });
     trigger.request();
     await passes.end('empty');
     trigger.request();
@@ -135,7 +135,7 @@ describe('ClaimTrigger', () => {
 
   it('a skipped pass neither counts as empty nor ends a run of empty ones', async () => {
     const passes = handPasses();
-    const trigger = new ClaimTrigger(passes.pass, 1, 60_000);
+    const trigger = new ClaimTrigger(passes.pass, { cooldownMs: 60_000 });
     trigger.request();
     await passes.end('empty');
     trigger.request();
@@ -151,7 +151,7 @@ describe('ClaimTrigger', () => {
 
   it('a pass owed for requests during a running one waits out the cooldown too', async () => {
     const passes = handPasses();
-    const trigger = new ClaimTrigger(passes.pass, 1, 60_000);
+    const trigger = new ClaimTrigger(passes.pass, { cooldownMs: 60_000 });
     trigger.request();
     await passes.end('empty');
     trigger.request();
@@ -172,12 +172,36 @@ describe('ClaimTrigger', () => {
 
   it('with a cooldown of 0 every empty pass is followed by the next request at once', async () => {
     const passes = handPasses();
-    const trigger = new ClaimTrigger(passes.pass, 1, 0);
+    const trigger = new ClaimTrigger(passes.pass, { cooldownMs: 0 });
     for (let i = 1; i <= 5; i += 1) {
       trigger.request();
       assert.equal(passes.started, i);
       await passes.end('empty');
     }
     await trigger.idle();
+  });
+
+  it('a pass that throws is reported and counts as empty; the trigger keeps running', async () => {
+    const errors: unknown[] = [];
+    let calls = 0;
+    const trigger = new ClaimTrigger(
+      async () => {
+        calls += 1;
+        if (calls <= 2) throw new Error(`claim ${calls} failed`);
+        return 'claimed';
+      },
+      { cooldownMs: 60_000, onError: (error) => errors.push(error) },
+    );
+    trigger.request();
+    await trigger.idle();
+    trigger.request();
+    await trigger.idle();
+    assert.deepEqual(
+      errors.map((error) => (error as Error).message),
+      ['claim 1 failed', 'claim 2 failed'],
+    );
+    trigger.request();
+    assert.equal(calls, 2, 'two failed passes in a row: the next waits out the cooldown');
+    trigger.cancelDeferred();
   });
 });

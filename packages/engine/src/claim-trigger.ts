@@ -15,6 +15,19 @@ export interface TriggerCounts {
  */
 export type PassOutcome = 'full' | 'claimed' | 'empty' | 'skipped';
 
+/** Options of a {@link ClaimTrigger}. */
+export interface ClaimTriggerOptions {
+  /** Passes allowed at once. @defaultValue 1 */
+  readonly maxInFlight?: number;
+  /**
+   * Least time after an empty pass, once they come in a row, before the next one starts, in ms;
+   * 0 never waits. @defaultValue 0
+   */
+  readonly cooldownMs?: number;
+  /** A pass threw: it counts as an empty one, and the trigger goes on. @defaultValue ignore it */
+  readonly onError?: (error: unknown) => void;
+}
+
 /** Empty claim queries in a row after which the next pass waits out the cooldown. */
 const EMPTY_PASSES_BEFORE_COOLDOWN = 2;
 
@@ -37,6 +50,7 @@ export class ClaimTrigger {
   readonly #pass: () => Promise<PassOutcome>;
   readonly #maxInFlight: number;
   readonly #cooldownMs: number;
+  readonly #onError: (error: unknown) => void;
   readonly #running = new Set<Promise<void>>();
   #again = false;
   #requested = 0;
@@ -47,16 +61,12 @@ export class ClaimTrigger {
   /** The pass waiting out the cooldown, and what resolves once it started (or was cancelled). */
   #deferred: { timer: NodeJS.Timeout; started: Promise<void>; release: () => void } | undefined;
 
-  /**
-   * @param pass - one claim pass
-   * @param maxInFlight - passes allowed at once @defaultValue 1
-   * @param cooldownMs - least time after an empty pass, once they come in a row, before the
-   *   next one starts, in ms; 0 never waits @defaultValue 0
-   */
-  constructor(pass: () => Promise<PassOutcome>, maxInFlight = 1, cooldownMs = 0) {
+  /** @param pass - one claim pass */
+  constructor(pass: () => Promise<PassOutcome>, options: ClaimTriggerOptions = {}) {
     this.#pass = pass;
-    this.#maxInFlight = maxInFlight;
-    this.#cooldownMs = cooldownMs;
+    this.#maxInFlight = options.maxInFlight ?? 1;
+    this.#cooldownMs = options.cooldownMs ?? 0;
+    this.#onError = options.onError ?? (() => undefined);
   }
 
   /**
@@ -129,7 +139,14 @@ export class ClaimTrigger {
 
   async #loop(): Promise<void> {
     for (;;) {
-      const outcome = await this.#pass();
+      let outcome: PassOutcome;
+      try {
+        outcome = await this.#pass();
+      } catch (error) {
+        // Never an unhandled rejection: the poll loop and the next request try again.
+        this.#onError(error);
+        outcome = 'empty';
+      }
       if (outcome === 'empty') {
         this.#emptyInARow += 1;
         this.#lastEmptyAt = performance.now();

@@ -85,8 +85,14 @@ export class Claimer {
         // A class that came back full may have more: claim again at once while it has room.
         return [...this.#mayHaveMore].some((execution) => options.free(execution) > 0) ? 'full' : 'claimed';
       },
-      CLAIMS_IN_FLIGHT,
-      options.claimCooldownMs,
+      {
+        maxInFlight: CLAIMS_IN_FLIGHT,
+        cooldownMs: options.claimCooldownMs,
+        onError: (error) => {
+          options.logger.error({ err: error }, 'a claim pass failed; the poll loop will retry');
+          options.emit('claim:error', { error });
+        },
+      },
     );
     this.#poll = new PeriodicTimer(
       async () => this.request(),

@@ -172,9 +172,27 @@ export class Executor {
       else byClass.set(execution, [job]);
     }
     for (const [execution, list] of byClass) {
-      this.#parts.pools.get(execution)?.dispatch(list);
-      for (const job of list) this.#parts.emit('job:started', { job });
+      const unplaced = new Set(this.#parts.pools.get(execution)?.dispatch(list));
+      if (unplaced.size > 0) this.#giveBack(execution, [...unplaced]);
+      for (const job of list) if (!unplaced.has(job)) this.#parts.emit('job:started', { job });
     }
+  }
+
+  /**
+   * Releases claimed jobs that found no thread to run on (one ended during the claim's round
+   * trip): back to waiting, uncharged, for the next claim once a replacement thread is ready.
+   */
+  #giveBack(execution: ExecutionClass, jobs: readonly ClaimedJob[]): void {
+    for (const job of jobs) {
+      this.#attempts.delete(job.id);
+      this.#deadlines.remove(job.id);
+      this.#queues.ended(job.queue);
+      this.#parts.writer.push({ type: 'release', input: { id: job.id, version: job.version }, job });
+    }
+    this.#parts.options.logger.warn(
+      { execution, jobs: jobs.map(jobLogFields) },
+      `a ${execution} thread ended while jobs were being claimed for it; they were given back uncharged`,
+    );
   }
 
   /**

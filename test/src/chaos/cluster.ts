@@ -26,6 +26,8 @@ export interface Instance {
   readonly pid: number;
   /** Set once the process exited. */
   exited: boolean;
+  /** Its exit code once it exited (`null` for a signal). */
+  exitCode?: number | null;
 }
 
 /**
@@ -102,6 +104,7 @@ export class ChaosCluster {
     this.instances.set(name, instance);
     void server.exited.then(() => {
       instance.exited = true;
+      instance.exitCode = server.child.exitCode;
       // An exit nobody asked for (a handler killed its own process) interrupts like a kill.
       if (!this.#stopping && !this.faults.some((f) => f.pid === instance.pid && f.kind !== 'stop')) {
         this.faults.push({ pid: instance.pid, at: ledgerNow(), kind: 'crash' });
@@ -223,7 +226,13 @@ export class ChaosCluster {
   async #describeInstances(): Promise<string> {
     const lines: string[] = [];
     for (const instance of this.instances.values()) {
-      if (instance.exited) continue;
+      const { stdout, stderr } = instance.server.output();
+      const logged = `${stdout}\n${stderr}`.trim().split('\n').slice(-40).join('\n    ');
+      if (instance.exited) {
+        const how = `exit code ${String(instance.exitCode)}, signal ${String(instance.server.child.signalCode)}`;
+        lines.push(`instance ${instance.name} (pid ${instance.pid}) exited (${how})\n    ${logged}`);
+        continue;
+      }
       const metrics = await fetch(`${instance.server.url}/metrics`, { signal: AbortSignal.timeout(2_000) })
         .then((response) => response.text())
         .catch((error: unknown) => `no metrics: ${String(error)}`);
@@ -231,8 +240,6 @@ export class ChaosCluster {
         .split('\n')
         .filter((line) => /^nudge_slots_(busy|free)|^nudge_threads_lost_total/.test(line))
         .join(', ');
-      const { stdout, stderr } = instance.server.output();
-      const logged = `${stdout}\n${stderr}`.trim().split('\n').slice(-5).join('\n    ');
       lines.push(`instance ${instance.name} (pid ${instance.pid}): ${slots}\n    ${logged}`);
     }
     return lines.join('\n');

@@ -119,12 +119,15 @@ export class ThreadPool {
   }
 
   /**
-   * Starts jobs on the least loaded threads, one message per thread. The caller never passes
-   * more jobs than {@link free}.
-   * @throws Error when there are more jobs than free places
+   * Starts jobs on the least loaded threads, one message per thread. Places are counted when a
+   * claim starts ({@link free}), and a thread can end during the claim's round trip (a handler
+   * exits, a timeout terminates it): the jobs then left without a place are returned, unstarted,
+   * for the caller to give back; the replacement thread's `onThreadReady` says when places return.
+   * @returns the jobs no ready thread had a place for (none, unless a thread ended meanwhile)
    */
-  dispatch(jobs: readonly ClaimedJob[]): void {
+  dispatch(jobs: readonly ClaimedJob[]): ClaimedJob[] {
     const batches = new Map<Slot, ClaimedJob[]>();
+    const unplaced: ClaimedJob[] = [];
     const open = [...this.#slots.values()].filter((s) => s.ready && !s.terminated);
     for (const job of jobs) {
       let best: Slot | undefined;
@@ -132,10 +135,10 @@ export class ThreadPool {
         const load = slot.attempts.size;
         if (load < this.#options.perThread && (!best || load < best.attempts.size)) best = slot;
       }
-      if (!best)
-        throw new Error(
-          `no free ${this.execution} slot for job ${job.id}: the claim exceeded the free slots`,
-        );
+      if (!best) {
+        unplaced.push(job);
+        continue;
+      }
       best.attempts.set(job.id, job.version);
       this.#threadOf.set(job.id, best);
       let batch = batches.get(best);
@@ -143,6 +146,7 @@ export class ThreadPool {
       batch.push(job);
     }
     for (const [slot, batch] of batches) slot.thread.run(batch);
+    return unplaced;
   }
 
   /** Fires `ctx.signal` of these attempts (cooperative). */

@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { silentLogger } from '@nudge/core';
+import type { ClaimedJob, Store } from '@nudge/store';
+import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
+import type { EngineEventName } from './engine-events.js';
+import { resolveEngineOptions } from './engine-options.js';
+import { Executor } from './executor.js';
+import { OutcomeWriter } from './outcome-writer.js';
+import { ProgressWriter } from './progress-writer.js';
+import { ThreadPool } from './threads/thread-pool.js';
+
+/** One async kind that runs until its signal fires. */
+const HANDLERS = `export const hold = {
+  execution: 'async',
+  handler: (_payload, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
+};
+`;
+const PER_THREAD = 4;
+
+/** Polls `check` every 10 ms until it holds; rejects naming `what` after 5 s. */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`Executor: ${dialect}`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let dir: string;
+    let pool: ThreadPool | undefined;
+    beforeEach(async () => {
+      db = await createTestDatabase(dialect);
+      store = await openStore(db);
+      dir = mkdtempSync(join(tmpdir(), 'nudge-executor-'));
+    });
+    afterEach(async () => {
+      await pool?.destroy();
+      await store.close();
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** An executor over one async thread of `PER_THREAD` places, wired as the engine wires it. */
+    async function createExecutor() {
+      const file = join(dir, 'handlers.mjs');
+      writeFileSync(file, HANDLERS);
+      const events: EngineEventName[] = [];
+      const emit = (name: EngineEventName): void => void events.push(name);
+      const target: { executor?: Executor } = {};
+      let threadsReady = 0;
+      pool = await ThreadPool.start(
+        {
+          execution: 'async',
+          handlersUrl: pathToFileURL(file).href,
+          threads: 1,
+          perThread: PER_THREAD,
+          maxOldGenerationSizeMb: 64,
+          niceIncrement: 0,
+          progressIntervalMs: 1000,
+          logger: silentLogger,
+        },
+        {
+          onResults: (execution, results) => target.executor?.onResults(execution, results),
+          onThreadLost: (...args) => target.executor?.onThreadLost(...args),
+          onThreadReady: (execution) => {
+            threadsReady += 1;
+            target.executor?.onThreadReady(execution);
+          },
+          onProgress: (progress) => target.executor?.onProgress(progress),
+        },
+      );
+      const writer = new OutcomeWriter({
+        store,
+        logger: silentLogger,
+        emit,
+        onWritten: (leases) => target.executor?.written(leases),
+      });
+      const executor = new Executor({
+        options: resolveEngineOptions({
+          store,
+          handlers: file,
+          asyncConcurrency: PER_THREAD,
+          abortGraceMs: 0,
+        }),
+        pools: new Map([['async', pool]]),
+        kinds: new Map([['hold', 'async']]),
+        writer,
+        progress: new ProgressWriter({ store, logger: silentLogger, emit, intervalMs: 1000 }),
+        emit,
+        outcomes: { maxOldGenerationSizeMb: 64, timeoutMs: () => 60_000, retryDelayMs: () => 0 },
+        onSlotsFreed: () => undefined,
+        onQueuesFreed: () => undefined,
+      });
+      target.executor = executor;
+      return { executor, writer, events, threadsReady: () => threadsReady };
+    }
+
+    /** Claims one waiting job of kind `hold`. */
+    async function claimOne(): Promise<ClaimedJob> {
+      const [job] = await store.claim({
+        workerId: 'w1',
+        leaseMs: 60_000,
+        groups: [{ kinds: ['hold'], limit: 1 }],
+      });
+      assert.ok(job, 'a job was claimed');
+      return job;
+    }
+
+    // A claim holds its places when it starts; the thread they were on can end before the claim
+    // returns (a handler exits, a timeout terminates it). The jobs it brings back then find no
+    // thread: they must go back to waiting, uncharged, and the service must go on.
+    it('gives back, uncharged, the jobs of a claim whose thread ended during its round trip', async () => {
+      await store.enqueueMany([{ kind: 'hold' }, { kind: 'hold' }]);
+      const e = await createExecutor();
+      assert.equal(e.executor.reserve('async', 1), 1);
+      const first = await claimOne();
+      e.executor.start([first]);
+      assert.equal(e.executor.reserve('async', 1), 1, 'the next claim holds a place');
+      const second = await claimOne();
+      pool!.terminateThreadOf(first.id);
+      assert.equal(e.executor.free('async'), 0, 'no ready thread: no place');
+
+      assert.doesNotThrow(() => e.executor.start([second]));
+      await until(() => e.writer.pending === 0 && e.executor.running === 0, 'every outcome written');
+      await e.writer.flush();
+      const row = await store.getJob(second.id);
+      assert.equal(row?.status, 'PENDING', 'given back to wait');
+      assert.equal(row?.version, second.version + 1, 'its claim fenced out');
+      assert.equal(row?.attempts, 0, 'uncharged');
+      assert.equal(e.events.filter((name) => name === 'job:started').length, 1, 'only the first one started');
+
+      await until(() => e.threadsReady() === 1, 'the replacement thread');
+      assert.equal(e.executor.free('async'), PER_THREAD, 'every place is free again');
+      assert.equal(e.executor.reserve('async', 1), 1);
+      const again = await claimOne();
+      assert.ok(again.id === second.id || again.id === first.id, 'the given-back job is claimed again');
+      e.executor.start([again]);
+      assert.equal(e.executor.running, 1, 'and it runs');
+      e.executor.abortAll();
+      await until(() => e.executor.running === 0, 'the aborted attempt to end');
+    });
+  });
+}
