@@ -115,7 +115,7 @@ export class Claimer {
     this.#trigger.cancelDeferred();
   }
 
-  /** Resolves when no pass is running. */
+  /** Resolves when no pass is running or waiting out the claim cooldown. */
   idle(): Promise<void> {
     return this.#trigger.idle();
   }

@@ -94,7 +94,8 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.on('job:failed', ({ status, retryDelayMs: delay }) => {
       if (status === 'SCHEDULED') this.#scheduler.wakeIn(delay);
     });
-    // A released job waits again, due at once (a shutdown elsewhere, a thread that ended under it).
+    // A job this instance released (its thread ended under it, or before it started) is due at
+    // once: claim it again. While shutting down, the claimer is stopped and this does nothing.
     this.on('job:released', () => this.requestClaim());
     this.on('job:followed-up', ({ due, nextDelayMs }) => {
       if (due) this.requestClaim();
