@@ -50,6 +50,16 @@ export interface ServerConfig {
   readonly claimCooldownMs: number;
   /** `NUDGE_LISTEN`: wake on PostgreSQL notifications of new jobs (`LISTEN`). */
   readonly listen: boolean;
+  /**
+   * `NUDGE_LISTEN_URL`: a direct PostgreSQL connection for `LISTEN` when `DATABASE_URL` goes
+   * through a transaction pooler; unset, `LISTEN` uses `DATABASE_URL`, or stays off behind a pooler.
+   */
+  readonly listenUrl: string | undefined;
+  /**
+   * `NUDGE_PG_PREPARED_STATEMENTS`: named prepared statements on PostgreSQL; `false` declares a
+   * transaction pooler; unset (`undefined`), on unless a pooler is found at start.
+   */
+  readonly pgPreparedStatements: boolean | undefined;
   /** `NUDGE_LEASE_MS`: lease of a claimed job, in ms. */
   readonly leaseMs: number;
   /** `NUDGE_SWEEP_INTERVAL_MS`: time between sweeps for expired leases, in ms. */
@@ -186,6 +196,16 @@ function envSchema(cwd: string) {
       .default('true')
       .transform((value) => value === 'true')
       .describe('true or false'),
+    NUDGE_LISTEN_URL: z
+      .string()
+      .refine((url) => /^postgres(ql)?:\/\//i.test(url) && URL.canParse(url), 'must be a postgres:// URL')
+      .optional()
+      .describe('a postgres:// URL of the same database, not through a pooler'),
+    NUDGE_PG_PREPARED_STATEMENTS: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional()
+      .describe('true or false (unset: true unless a transaction pooler is found at start)'),
     NUDGE_LEASE_MS: wholeNumber(300, MAX_TIMER_MS, 30_000, ' of ms'),
     NUDGE_SWEEP_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 5000, ' of ms'),
     NUDGE_JOB_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS, 300_000, ' of ms'),
@@ -229,6 +249,7 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema('/').sh
 /** The variables a command that only talks to the database reads (see {@link loadDatabaseConfig}). */
 const DATABASE_VARIABLES = {
   DATABASE_URL: true,
+  NUDGE_PG_PREPARED_STATEMENTS: true,
   NUDGE_LEASE_MS: true,
   NUDGE_DB_TIMEOUT_MS: true,
   NUDGE_DB_CONNECT_TIMEOUT_MS: true,
@@ -238,7 +259,13 @@ const DATABASE_VARIABLES = {
 /** The part of {@link ServerConfig} that opening the store needs, and nothing else. */
 export type DatabaseConfig = Pick<
   ServerConfig,
-  'databaseUrl' | 'dialect' | 'leaseMs' | 'dbTimeoutMs' | 'dbConnectTimeoutMs' | 'logLevel'
+  | 'databaseUrl'
+  | 'dialect'
+  | 'pgPreparedStatements'
+  | 'leaseMs'
+  | 'dbTimeoutMs'
+  | 'dbConnectTimeoutMs'
+  | 'logLevel'
 >;
 
 /**
@@ -275,7 +302,8 @@ function parseVariables<Schema extends z.ZodObject>(
 const dialectOf = (url: string): Dialect => (/^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite');
 
 /**
- * Reads only the database part of the configuration (`DATABASE_URL`, `NUDGE_LEASE_MS`,
+ * Reads only the database part of the configuration (`DATABASE_URL`,
+ * `NUDGE_PG_PREPARED_STATEMENTS`, `NUDGE_LEASE_MS`,
  * `NUDGE_DB_TIMEOUT_MS`, `NUDGE_DB_CONNECT_TIMEOUT_MS`, `LOG_LEVEL`), with the same forms,
  * defaults and messages as {@link loadConfig}: what the `nudge` commands that need no handlers
  * use, so they run without `NUDGE_HANDLERS`.
@@ -288,6 +316,7 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Databa
   return {
     databaseUrl: e.DATABASE_URL,
     dialect: dialectOf(e.DATABASE_URL),
+    pgPreparedStatements: e.NUDGE_PG_PREPARED_STATEMENTS,
     leaseMs: e.NUDGE_LEASE_MS,
     dbTimeoutMs: e.NUDGE_DB_TIMEOUT_MS,
     dbConnectTimeoutMs: e.NUDGE_DB_CONNECT_TIMEOUT_MS,
@@ -342,6 +371,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     pollIntervalMs: e.NUDGE_POLL_INTERVAL_MS,
     claimCooldownMs: e.NUDGE_CLAIM_COOLDOWN_MS,
     listen: e.NUDGE_LISTEN,
+    listenUrl: e.NUDGE_LISTEN_URL,
+    pgPreparedStatements: e.NUDGE_PG_PREPARED_STATEMENTS,
     leaseMs: e.NUDGE_LEASE_MS,
     sweepIntervalMs: e.NUDGE_SWEEP_INTERVAL_MS,
     jobTimeoutMs: e.NUDGE_JOB_TIMEOUT_MS,

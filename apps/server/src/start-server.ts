@@ -49,6 +49,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     queryTimeoutMs: config.dbTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     logger: app.log,
+    preparedStatements: config.pgPreparedStatements,
+    listenUrl: config.listenUrl,
   });
   let engine: Engine | undefined;
   let metrics: NudgeMetrics | undefined;

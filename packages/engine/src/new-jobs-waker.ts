@@ -27,7 +27,7 @@ export class NewJobsWaker {
 
   start(): void {
     const { store, listen, emit, requestClaim } = this.#options;
-    if (!listen || !store.listenForNewJobs || this.#listener) return;
+    if (!listen || !store.capabilities.supportsListen || !store.listenForNewJobs || this.#listener) return;
     this.#listener = store.listenForNewJobs({
       onWake: () => {
         emit('listen:wake', {});

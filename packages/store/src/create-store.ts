@@ -14,6 +14,13 @@ export interface CreateStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Where connection errors go. @defaultValue silent */
   readonly logger?: Logger;
+  /**
+   * PostgreSQL only: named prepared statements; `false` declares a transaction pooler in between.
+   * @defaultValue undefined: on, unless a probe at first use finds a pooler (see `PostgresStoreOptions`)
+   */
+  readonly preparedStatements?: boolean;
+  /** PostgreSQL only: a direct connection for `LISTEN` when `databaseUrl` goes through a pooler. */
+  readonly listenUrl?: string;
 }
 
 /**

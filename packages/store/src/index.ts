@@ -3,5 +3,6 @@ export { createStore, sqlitePath, type CreateStoreOptions } from './create-store
 export { DEFAULT_PRIORITY } from './default-priority.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
+export type { PgConnectionMode } from './postgres/pg-connections.js';
 export { assertStorableInput } from './storable-input.js';
 export { assertEnqueueDelay, MAX_DELAY_MS } from './enqueue-delay.js';

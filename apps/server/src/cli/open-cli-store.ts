@@ -42,6 +42,7 @@ export async function withCliStore<T>(
     store = createStore(config.databaseUrl, {
       queryTimeoutMs: config.dbTimeoutMs,
       connectTimeoutMs: config.dbConnectTimeoutMs,
+      preparedStatements: config.pgPreparedStatements,
     });
   } catch (error) {
     throw new CliError(describeFailure(error, config.databaseUrl));

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '@nudge/core';
+import { UnpreparedClient } from './pg-unprepared-client.js';
 
 const INT8_OID = 20;
 
@@ -23,6 +24,20 @@ export interface PgPoolOptions {
    * @defaultValue true
    */
   readonly durableCommits?: boolean;
+  /**
+   * Whether the server sees this client's session settings: `statement_timeout`, the planner
+   * options and `synchronous_commit`, sent in the startup packet. Off behind a transaction pooler,
+   * which rejects or drops them (see `probePooler`); queries then run under the server's own
+   * settings, with only the client-side timeout, and every commit is durable.
+   * @defaultValue true
+   */
+  readonly sessionSettings?: boolean;
+  /**
+   * Whether queries given a `name` become named prepared statements, parsed once per connection.
+   * Off behind a transaction pooler (see {@link UnpreparedClient}).
+   * @defaultValue true
+   */
+  readonly namedStatements?: boolean;
 }
 
 /**
@@ -49,15 +64,19 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1000;
  * new one.
  */
 export function createPgPool(connectionString: string, options: PgPoolOptions): pg.Pool {
+  const sessionSettings = options.sessionSettings !== false && {
+    statement_timeout: options.queryTimeoutMs,
+    options:
+      options.durableCommits === false ? `${PLANNER_OPTIONS} -c synchronous_commit=off` : PLANNER_OPTIONS,
+  };
   const pool = new pg.Pool({
     connectionString,
     max: options.max,
     connectionTimeoutMillis: options.connectTimeoutMs,
-    statement_timeout: options.queryTimeoutMs,
     query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     keepAlive: true,
-    options:
-      options.durableCommits === false ? `${PLANNER_OPTIONS} -c synchronous_commit=off` : PLANNER_OPTIONS,
+    ...sessionSettings,
+    ...(options.namedStatements === false && { Client: UnpreparedClient }),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
         oid === INT8_OID

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { silentLogger, type Job, type JobStatus, type Logger, type TerminalStatus } from '@nudge/core';
 import type {
@@ -67,7 +66,7 @@ import {
 } from './pg-instances.js';
 import { pgStats } from './pg-stats.js';
 import { migratePostgres, postgresSchemaState } from './pg-migrate.js';
-import { createPgPool } from './pg-pool.js';
+import { PgConnections, type PgConnectionMode } from './pg-connections.js';
 import { pgSetProgress } from './pg-progress.js';
 import { pgPromote } from './pg-promote.js';
 import { pgRelease } from './pg-release.js';
@@ -86,8 +85,21 @@ export interface PostgresStoreOptions {
    * answer that never comes). @defaultValue 10000
    */
   readonly queryTimeoutMs?: number;
-  /** Where connection errors go. @defaultValue silent */
+  /** Where connection errors go, and the one line saying a pooler was found. @defaultValue silent */
   readonly logger?: Logger;
+  /**
+   * Named prepared statements (parsed once per connection). `false` declares a transaction
+   * pooler in between (PgBouncer in `pool_mode = transaction` before 1.21, and the managed poolers
+   * that behave like it): no prepared statements and no session settings. Unset: on, unless a
+   * probe at first use finds a pooler (see `probePooler`).
+   * @defaultValue undefined (probe)
+   */
+  readonly preparedStatements?: boolean;
+  /**
+   * A direct connection to the same database for `LISTEN` (a session a transaction pooler cannot
+   * hold). Unset: `LISTEN` uses `connectionString`, or stays off behind a pooler.
+   */
+  readonly listenUrl?: string;
 }
 
 /**
@@ -104,45 +116,71 @@ export interface PostgresStoreOptions {
  */
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
-  readonly capabilities: StoreCapabilities = {
-    supportsSkipLocked: true,
-    supportsListen: true,
-    supportsManyHosts: true,
-  };
-
-  readonly #pool: pg.Pool;
-  /** Connections whose commits do not wait for the disk: outcome writes and heartbeats. */
-  readonly #outcomes: pg.Pool;
+  /** The main pool (durable commits) and the outcome pool, opened on first use. */
+  readonly #db: PgConnections;
   readonly #kysely: Kysely<PgSchema>;
-  readonly #connectionString: string;
   readonly #listenerOptions: PgJobListenerOptions;
+  /** Where `LISTEN` connects, once the first use has settled the connection mode. */
+  #listenUrl: string | undefined;
   #closing: Promise<void> | undefined;
 
   /** Connects lazily to `connectionString` (`postgres://…`); call {@link migrate} before use. */
   constructor(connectionString: string, options: PostgresStoreOptions = {}) {
-    const poolOptions = {
+    const logger = options.logger ?? silentLogger;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    this.#db = new PgConnections(connectionString, {
       max: options.poolSize ?? 10,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      connectTimeoutMs,
       queryTimeoutMs: options.queryTimeoutMs ?? 10_000,
-      logger: options.logger ?? silentLogger,
-    };
-    this.#pool = createPgPool(connectionString, poolOptions);
-    this.#outcomes = createPgPool(connectionString, { ...poolOptions, max: 3, durableCommits: false });
-    this.#kysely = new Kysely<PgSchema>({ dialect: new PostgresDialect({ pool: this.#pool }) });
-    this.#connectionString = connectionString;
-    this.#listenerOptions = { connectTimeoutMs: poolOptions.connectTimeoutMs, logger: poolOptions.logger };
+      logger,
+      preparedStatements: options.preparedStatements,
+      listenUrl: options.listenUrl,
+    });
+    this.#kysely = new Kysely<PgSchema>({ dialect: new PostgresDialect({ pool: () => this.#db.main() }) });
+    this.#listenUrl =
+      options.listenUrl ?? (options.preparedStatements === false ? undefined : connectionString);
+    this.#listenerOptions = { connectTimeoutMs, logger };
   }
 
+  /**
+   * `supportsListen` is false behind a transaction pooler without a `listenUrl`; until the first
+   * query has settled how the server is reached, it says what the options alone allow.
+   */
+  get capabilities(): StoreCapabilities {
+    return {
+      supportsSkipLocked: true,
+      supportsListen: this.#listenUrl !== undefined,
+      supportsManyHosts: true,
+    };
+  }
+
+  /**
+   * Settles how the server is reached (the probe of `PgConnections`) and says so: whether a
+   * transaction pooler sits in between, whether statements are prepared, and whether `LISTEN` can
+   * work. Called by {@link migrate} and {@link schemaState}, so a started service knows.
+   * @throws Error when the database cannot be reached
+   */
+  async connectionMode(): Promise<PgConnectionMode> {
+    const { mode } = await this.#db.pools();
+    this.#listenUrl = mode.listenUrl;
+    return mode;
+  }
+
+  /** @throws Error when called behind a transaction pooler with no `listenUrl` (see {@link capabilities}) */
   listenForNewJobs(handlers: NewJobsHandlers): NewJobsListener {
-    return new PgJobListener(this.#connectionString, handlers, this.#listenerOptions);
+    if (this.#listenUrl === undefined)
+      throw new Error('LISTEN needs a direct connection: this store reaches PostgreSQL through a pooler');
+    return new PgJobListener(this.#listenUrl, handlers, this.#listenerOptions);
   }
 
   async migrate(): Promise<number[]> {
-    return migratePostgres(this.#pool);
+    await this.connectionMode();
+    return migratePostgres(await this.#db.main());
   }
 
   async schemaState(): Promise<SchemaState> {
-    return postgresSchemaState(this.#pool);
+    await this.connectionMode();
+    return postgresSchemaState(await this.#db.main());
   }
 
   async ping(): Promise<void> {
@@ -150,7 +188,7 @@ export class PostgresStore implements Store {
   }
 
   async now(): Promise<Date> {
-    const { rows } = await this.#pool.query<{ now: Date }>('SELECT now() AS now');
+    const { rows } = await (await this.#db.main()).query<{ now: Date }>('SELECT now() AS now');
     const row = rows[0];
     if (!row) throw new Error('SELECT now() returned no row');
     return row.now;
@@ -169,7 +207,7 @@ export class PostgresStore implements Store {
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
-    return pgEnqueueClaimed(this.#pool, input, claim);
+    return pgEnqueueClaimed(await this.#db.main(), input, claim);
   }
 
   async getJob(id: number): Promise<Job | undefined> {
@@ -205,108 +243,108 @@ export class PostgresStore implements Store {
   }
 
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
-    return pgActivity(this.#pool, query);
+    return pgActivity(await this.#db.main(), query);
   }
 
   async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {
-    return pgCancelJob(this.#pool, id, now);
+    return pgCancelJob(await this.#db.main(), id, now);
   }
 
   async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
-    return pgRetryJob(this.#pool, id, now);
+    return pgRetryJob(await this.#db.main(), id, now);
   }
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {
-    return pgSetQueuePaused(this.#pool, name, paused);
+    return pgSetQueuePaused(await this.#db.main(), name, paused);
   }
 
   async listQueues(): Promise<QueueState[]> {
-    return pgListQueues(this.#pool);
+    return pgListQueues(await this.#db.main());
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return pgClaim(this.#pool, input);
+    return pgClaim(await this.#db.main(), input);
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
-    return pgHeartbeat(this.#outcomes, leases, leaseMs, now);
+    return pgHeartbeat(await this.#db.outcomes(), leases, leaseMs, now);
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
     if (hasFollowUps(items)) assertStorableFollowUps(items);
-    return pgComplete(this.#outcomes, items, now);
+    return pgComplete(await this.#db.outcomes(), items, now);
   }
 
   async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
-    return pgSetProgress(this.#outcomes, items);
+    return pgSetProgress(await this.#db.outcomes(), items);
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return pgFail(this.#outcomes, storableFailures(items), now);
+    return pgFail(await this.#db.outcomes(), storableFailures(items), now);
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
-    return pgRelease(this.#outcomes, leases, now);
+    return pgRelease(await this.#db.outcomes(), leases, now);
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
-    return pgSweep(this.#pool, input);
+    return pgSweep(await this.#db.main(), input);
   }
 
   async promoteScheduled(input?: PromoteInput): Promise<PromoteResult> {
-    return pgPromote(this.#pool, input);
+    return pgPromote(await this.#db.main(), input);
   }
 
   async registerInstance(input: InstanceInput, now?: Date): Promise<void> {
-    return pgRegisterInstance(this.#pool, input, now);
+    return pgRegisterInstance(await this.#db.main(), input, now);
   }
 
   async touchInstance(id: string, now?: Date): Promise<boolean> {
-    return pgTouchInstance(this.#pool, id, now);
+    return pgTouchInstance(await this.#db.main(), id, now);
   }
 
   async removeInstance(id: string): Promise<void> {
-    return pgRemoveInstance(this.#pool, id);
+    return pgRemoveInstance(await this.#db.main(), id);
   }
 
   async listInstances(input: ListInstancesInput): Promise<InstanceInfo[]> {
-    return pgListInstances(this.#pool, input);
+    return pgListInstances(await this.#db.main(), input);
   }
 
   async pruneInstances(notSeenForMs: number, now?: Date): Promise<number> {
-    return pgPruneInstances(this.#pool, notSeenForMs, now);
+    return pgPruneInstances(await this.#db.main(), notSeenForMs, now);
   }
 
   async stats(input: StatsInput): Promise<StoreStats> {
-    return pgStats(this.#pool, input);
+    return pgStats(await this.#db.main(), input);
   }
 
   async finishedKinds(status: TerminalStatus): Promise<string[]> {
-    return pgFinishedKinds(this.#pool, status);
+    return pgFinishedKinds(await this.#db.main(), status);
   }
 
   async pruneFinished(input: PruneInput): Promise<number> {
-    return pgPruneFinished(this.#pool, input);
+    return pgPruneFinished(await this.#db.main(), input);
   }
 
   async registerSchedules(schedules: readonly ScheduleRegistration[], now?: Date): Promise<ScheduleState[]> {
-    return pgRegisterSchedules(this.#pool, schedules, now);
+    return pgRegisterSchedules(await this.#db.main(), schedules, now);
   }
 
   async advanceSchedule(input: ScheduleAdvance): Promise<void> {
-    await pgAdvanceSchedule(this.#pool, input);
+    await pgAdvanceSchedule(await this.#db.main(), input);
   }
 
   async listSchedules(): Promise<ScheduleState[]> {
-    return pgListSchedules(this.#pool);
+    return pgListSchedules(await this.#db.main());
   }
 
   async reclaimSpace(): Promise<void> {
-    await pgReclaimSpace(this.#pool);
+    await pgReclaimSpace(await this.#db.main());
   }
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
-    return pgFailUnhandledKinds(this.#pool, input);
+    return pgFailUnhandledKinds(await this.#db.main(), input);
   }
 
   close(): Promise<void> {
@@ -316,9 +354,9 @@ export class PostgresStore implements Store {
   }
 
   async #close(): Promise<void> {
-    // Destroying Kysely ends the shared pool, but only when Kysely ran a query (its driver takes
-    // the pool on first use): a store used only through raw SQL would keep its connections open.
-    await Promise.all([this.#kysely.destroy(), this.#outcomes.end()]);
-    if (!this.#pool.ended) await this.#pool.end();
+    // Destroying Kysely ends the main pool, but only when Kysely ran a query (its driver takes
+    // the pool on first use); the connections end whichever pool is still open.
+    await this.#kysely.destroy();
+    await this.#db.close();
   }
 }
