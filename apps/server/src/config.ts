@@ -124,6 +124,8 @@ function quote(value: string): string {
   return JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@'));
 }
 
+const LISTEN_URL_FORM = 'a postgres:// URL of the same database, not through a pooler';
+
 const DATABASE_URL_FORMS = 'postgres://USER@HOST:PORT/DB, postgresql://…, sqlite:PATH or a file path';
 
 function isDatabaseUrl(url: string): boolean {
@@ -198,9 +200,12 @@ function envSchema(cwd: string) {
       .describe('true or false'),
     NUDGE_LISTEN_URL: z
       .string()
-      .refine((url) => /^postgres(ql)?:\/\//i.test(url) && URL.canParse(url), 'must be a postgres:// URL')
+      .superRefine((url, ctx) => {
+        if (/^postgres(ql)?:\/\//i.test(url) && URL.canParse(url)) return;
+        ctx.addIssue({ code: 'custom', message: `must be ${LISTEN_URL_FORM} (got ${quote(url)})` });
+      })
       .optional()
-      .describe('a postgres:// URL of the same database, not through a pooler'),
+      .describe(LISTEN_URL_FORM),
     NUDGE_PG_PREPARED_STATEMENTS: z
       .enum(['true', 'false'])
       .transform((value) => value === 'true')
