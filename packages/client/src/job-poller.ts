@@ -1,3 +1,4 @@
+import { AbortFanOut } from './abort-fan-out.js';
 import { NudgeApiError } from './nudge-api-error.js';
 import { isTerminalStatus, type JobView } from './job-view.js';
 
@@ -60,6 +61,7 @@ export class JobPoller {
   readonly #read: (ids: readonly number[]) => Promise<JobView[]>;
   readonly #defaultIntervalMs: number;
   readonly #waiters = new Set<Waiter>();
+  readonly #aborts = new AbortFanOut();
   #timer: NodeJS.Timeout | undefined;
   #reading = false;
 
@@ -83,7 +85,7 @@ export class JobPoller {
     if (ids.length === 0) return Promise.resolve([]);
     return new Promise<JobView[]>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const onAbort = (): void => waiter.settle(abortReason(signal));
+      let unsubscribe = (): void => undefined;
       const waiter: Waiter = {
         ids,
         views: new Map(),
@@ -93,14 +95,14 @@ export class JobPoller {
         settle: (error, views) => {
           if (!this.#waiters.delete(waiter)) return;
           clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          unsubscribe();
           if (this.#waiters.size === 0) this.#stop();
           if (views) resolve(views);
           else reject(error ?? new Error('waitFor ended without a result'));
         },
       };
       this.#waiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) unsubscribe = this.#aborts.subscribe(signal, () => waiter.settle(abortReason(signal)));
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
           const pending = [...waiter.remaining].flatMap((id) => waiter.views.get(id) ?? []);

@@ -1,6 +1,7 @@
 // The HTTP client of @nudge/client against a real nudge server process (SQLite, the fixture
 // handlers), and nudge() against it and against a closed port.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -235,10 +236,12 @@ describe('HTTP client against a nudge server', () => {
       assert.deepEqual(error.ids, [id]);
       return true;
     });
+    // Many waits on one signal share one abort listener (no MaxListenersExceededWarning).
     const controller = new AbortController();
-    const aborted = client.waitFor(id, { signal: controller.signal });
+    const aborted = Array.from({ length: 30 }, () => client.waitFor(id, { signal: controller.signal }));
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
     controller.abort(new Error('stop waiting'));
-    await assert.rejects(aborted, /stop waiting/);
+    for (const wait of aborted) await assert.rejects(wait, /stop waiting/);
     await assert.rejects(client.waitFor([quick.id, 987_654]), { status: 404, code: 'JOB_NOT_FOUND' });
     const { writeFileSync } = await import('node:fs');
     writeFileSync(releaseFile, '');

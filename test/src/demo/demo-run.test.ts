@@ -100,6 +100,10 @@ for (const [dialect, skipDialect] of dialects) {
       assert.match(run.stdout, /\[server\] .*listening on http:\/\/\S+:\d+/);
     });
 
+    test('the first run prints no warning (such as MaxListenersExceededWarning)', () => {
+      assert.doesNotMatch(`${run.stdout}\n${run.stderr}`, /Warning/);
+    });
+
     test('the summary gives the findings and the run figures, aligned', () => {
       const expected = expectedFindings();
       assert.match(run.stdout, /Flight delays in flights-20k: 20,000 flights from \d+ origin airports/);
