@@ -27,6 +27,12 @@ export interface StartOptions {
   readonly prepare?: (databaseUrl: string) => Promise<void>;
   /** nudge only: server variables over the bench's settings, such as `NUDGE_THREADS`. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * nudge only: the servers' variables from the database's direct URL, over everything else, such
+   * as a `DATABASE_URL` through a pooler with `NUDGE_LISTEN_URL` direct. The bench's own producer
+   * and counts stay on the direct URL.
+   */
+  readonly route?: (databaseUrl: string) => Readonly<Record<string, string>>;
 }
 
 /**

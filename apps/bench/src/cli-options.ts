@@ -8,6 +8,7 @@ export const SCENARIO_NAMES = [
   'latency',
   'cpu',
   'pg-limit',
+  'pooler',
   'finished-rows',
   'retention',
   'not-due-rows',

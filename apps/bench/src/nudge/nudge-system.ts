@@ -123,6 +123,7 @@ async function startNudge(
             DATABASE_URL: databaseUrl,
             NUDGE_HANDLERS: HANDLERS,
             [REPORT_PORT_VARIABLE]: String(context.reportPort),
+            ...options.route?.(databaseUrl),
           },
           onLine: echo.onLine,
         }),

@@ -8,6 +8,7 @@ import { instancesScenario } from './instances-scenario.js';
 import { latencyScenario } from './latency-scenario.js';
 import { notDueRowsScenario } from './not-due-rows-scenario.js';
 import { pgLimitScenario } from './pg-limit-scenario.js';
+import { poolerScenario } from './pooler-scenario.js';
 import { retentionScenario } from './retention-scenario.js';
 import type { Scenario } from './scenario.js';
 
@@ -18,6 +19,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   latency: latencyScenario,
   cpu: cpuScenario,
   'pg-limit': pgLimitScenario,
+  pooler: poolerScenario,
   'finished-rows': finishedRowsScenario,
   retention: retentionScenario,
   'not-due-rows': notDueRowsScenario,
@@ -28,6 +30,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
 /** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */
 export const NUDGE_ONLY_SCENARIOS: ReadonlySet<ScenarioName> = new Set([
   'pg-limit',
+  'pooler',
   'finished-rows',
   'retention',
   'not-due-rows',
