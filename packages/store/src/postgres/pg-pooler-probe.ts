@@ -21,7 +21,8 @@ const PROBE_SETTING = 'enable_sort';
  * store.
  *
  * @throws Error whatever else opening the connection throws (an unreachable database, bad
- *   credentials): the caller's first query would have failed the same way
+ *   credentials): the caller's first query would have failed the same way; a connection that
+ *   does not open within `connectTimeoutMs` as `timeout exceeded when trying to connect (… ms)`
  */
 export async function probePooler(
   connectionString: string,
@@ -37,7 +38,11 @@ export async function probePooler(
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    if (/unsupported startup parameter/i.test((error as Error).message)) return 'rejected';
+    const { message } = error as Error;
+    if (/unsupported startup parameter/i.test(message)) return 'rejected';
+    // pg.Client says only "timeout expired"; say it as the pool does, naming the connection.
+    if (message === 'timeout expired')
+      throw new Error(`timeout exceeded when trying to connect (${connectTimeoutMs} ms)`, { cause: error });
     throw error;
   }
   try {
