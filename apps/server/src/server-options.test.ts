@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -157,5 +157,15 @@ describe('resolveServerOptions', () => {
       () => resolveServerOptions({ handlers, dialect: 'sqlite' } as ServerOptions, dir),
       TypeError,
     );
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('lists every option with its variable', () => {
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const listed = [...doc.matchAll(/^\|\s*`([a-z][A-Za-z]*)`\s*\|\s*`([A-Z_]+)`\s*\|$/gm)].map(
+      ([, option, variable]) => [option, variable],
+    );
+    assert.deepEqual(listed, Object.entries(SETTING_VARIABLES));
   });
 });
