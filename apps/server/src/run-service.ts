@@ -1,6 +1,6 @@
 import { NudgeError } from '@nudge/core';
 import { loadConfig, type ServerConfig } from './config.js';
-import { startServer, type RunningServer } from './start-server.js';
+import { startConfiguredServer, type RunningServer } from './start-server.js';
 
 /**
  * Prints one line to stderr and exits with code 1: how a start failure is reported. A
@@ -57,7 +57,7 @@ export async function runService(): Promise<void> {
   } catch (error) {
     fail(error);
   }
-  const server = await startServer(config).catch(fail);
+  const server = await startConfiguredServer(config).catch(fail);
   stopOnSignals(server);
   // Launchers wait for this line; print it even when the log level hides the logged one.
   if (QUIET_LEVELS.has(config.logLevel)) process.stdout.write(`listening on ${server.url}\n`);

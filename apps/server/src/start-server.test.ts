@@ -5,24 +5,21 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JobLease } from '@nudge/store';
 import { NudgeError } from '@nudge/core';
-import { loadConfig, type ServerConfig } from './config.js';
+import type { ServerOptions } from './server-options.js';
 import { startServer, type RunningServer } from './start-server.js';
 
-/** A config for a server on a fresh SQLite file in `dir`, on a free port, logging nothing. */
-function testConfig(dir: string, handlersSource: string): ServerConfig {
+/** Options of a server on a fresh SQLite file in `dir`, on a free port, logging nothing. */
+function testOptions(dir: string, handlersSource: string): ServerOptions {
   const handlers = join(dir, 'handlers.mjs');
   writeFileSync(handlers, handlersSource);
-  return loadConfig(
-    {
-      DATABASE_URL: `sqlite:${join(dir, 'nudge.db')}`,
-      NUDGE_HANDLERS: handlers,
-      PORT: '0',
-      NUDGE_THREADS: '2',
-      NUDGE_SHUTDOWN_GRACE_MS: '1000',
-      LOG_LEVEL: 'silent',
-    },
-    dir,
-  );
+  return {
+    databaseUrl: `sqlite:${join(dir, 'nudge.db')}`,
+    handlers,
+    port: 0,
+    threads: 2,
+    shutdownGraceMs: 1000,
+    logLevel: 'silent',
+  };
 }
 
 /** Resolves when the engine has recorded the success of job `id`; rejects after `timeoutMs`. */
@@ -53,7 +50,7 @@ describe('startServer', () => {
   let waitForSuccess: (id: number) => Promise<void>;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nudge-server-'));
-    server = await startServer(testConfig(dir, 'export async function echo(payload) { return payload; }\n'));
+    server = await startServer(testOptions(dir, 'export async function echo(payload) { return payload; }\n'));
     waitForSuccess = succeeded(server);
   });
   after(async () => {
@@ -123,7 +120,7 @@ describe('startServer failures', () => {
     const dir = mkdtempSync(join(tmpdir(), 'nudge-server-'));
     try {
       await assert.rejects(
-        startServer(testConfig(dir, 'export const notAHandler = 1;\n')),
+        startServer(testOptions(dir, 'export const notAHandler = 1;\n')),
         (error: unknown) => error instanceof NudgeError && error.code === 'HANDLERS_INVALID',
       );
     } finally {

@@ -3,12 +3,14 @@ import { dashboardPlugin } from '@nudge/dashboard';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
+import { resolveServerOptions, type ServerOptions } from './server-options.js';
 import { NUDGE_VERSION } from './nudge-version.js';
 
-/** A server started by {@link startServer}. */
+/** A server started by {@link startServer}: listening and claiming until {@link RunningServer.close}. */
 export interface RunningServer {
   /** The Fastify app, listening; `app.log` is the server's logger. */
   readonly app: NudgeHttpApp;
+  /** The engine: its threads, claim loop and background services; `engine.on(…)` for its events. */
   readonly engine: Engine;
   /** The migrated store; closed by {@link RunningServer.close}. */
   readonly store: Store;
@@ -23,7 +25,44 @@ export interface RunningServer {
 }
 
 /**
- * Starts the service in this process: opens the store `config.databaseUrl` names and migrates
+ * Starts the service in this process, as `nudge serve` does, from typed options instead of the
+ * environment (which it never reads): checks every option as the environment's variables are
+ * checked (same forms, defaults and limits), then opens and migrates the database, starts the
+ * handler threads, listens, and starts claiming. Stop it with `close()`; it installs no signal
+ * handler.
+ *
+ * @example
+ * ```ts
+ * import { startServer } from '@nudge/server';
+ *
+ * const server = await startServer({
+ *   handlers: './handlers.mjs', // NUDGE_HANDLERS, relative to the working directory
+ *   databaseUrl: 'postgres://app@db:5432/app', // DATABASE_URL; default sqlite:./data/nudge.db
+ *   port: 0, // PORT; 0 picks a free port; default 3000
+ *   threads: 2, // NUDGE_THREADS; default: the number of cores
+ * });
+ * console.log(server.url); // http://127.0.0.1:41234
+ * await server.close();
+ * ```
+ *
+ * @param options - `handlers`, and any other setting of `docs/configuration.md` by its
+ *   {@link ServerOptions} name; each one left out takes the environment's default
+ * @returns the server, listening on {@link RunningServer.url}, once it claims jobs
+ * @throws NudgeError `INVALID_CONFIG` naming each invalid option, such as
+ *   `threads must be a whole number from 1 to 1024 (got 0)`, or when `host` is not a loopback
+ *   address while `apiKeys` is empty and `allowUnauthenticated` is not `true`
+ * @throws TypeError when `options` names no setting
+ * @throws NudgeError `SCHEMA_TOO_NEW` when the database was migrated by a newer nudge
+ * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
+ * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  return startConfiguredServer(resolveServerOptions(options));
+}
+
+/**
+ * Starts the service in this process from a parsed configuration (`loadConfig`'s, or
+ * {@link startServer}'s options resolved): opens the store `config.databaseUrl` names and migrates
  * it, starts the engine's threads on the handler module, registers the routes, listens on
  * `host:port`, then starts claiming, and logs one `info` line:
  * `listening on http://HOST:PORT (sqlite, 4 threads, kinds: a, b)`, then one line on API keys
@@ -38,7 +77,7 @@ export interface RunningServer {
  * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
  * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
  */
-export async function startServer(config: ServerConfig): Promise<RunningServer> {
+export async function startConfiguredServer(config: ServerConfig): Promise<RunningServer> {
   const app = createHttpApp({
     logger: { level: config.logLevel },
     bodyLimitBytes: config.bodyLimitBytes,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { loadConfig, startServer, type RunningServer } from '@nudge/server';
+import { startServer, type RunningServer } from '@nudge/server';
 import { FIXTURE_HANDLERS, createSqliteDatabase, waitUntil, type TestDatabase } from '../helpers/index.js';
 
 /** Where Debian's package puts Chromium; `.ci/run` installs it when missing. */
@@ -41,16 +41,14 @@ describe(
 
     before(async () => {
       db = await createSqliteDatabase();
-      server = await startServer(
-        loadConfig({
-          DATABASE_URL: db.url,
-          NUDGE_HANDLERS: fileURLToPath(FIXTURE_HANDLERS),
-          PORT: '0',
-          NUDGE_THREADS: '1',
-          NUDGE_POLL_INTERVAL_MS: '100',
-          LOG_LEVEL: 'silent',
-        }),
-      );
+      server = await startServer({
+        databaseUrl: db.url,
+        handlers: fileURLToPath(FIXTURE_HANDLERS),
+        port: 0,
+        threads: 1,
+        pollIntervalMs: 100,
+        logLevel: 'silent',
+      });
       profile = mkdtempSync(join(tmpdir(), 'nudge-chromium-'));
       // A fresh profile per run (playwright passes it as --user-data-dir).
       browser = await chromium.launchPersistentContext(profile, {

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, startServer, type RunningServer } from '@nudge/server';
+import { startServer, type RunningServer } from '@nudge/server';
 import type { Store } from '@nudge/store';
 import {
   FIXTURE_HANDLERS,
@@ -45,19 +45,17 @@ describe('an unreachable PostgreSQL', () => {
     const viaProxy = new URL(db.url);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    server = await startServer(
-      loadConfig({
-        DATABASE_URL: viaProxy.toString(),
-        NUDGE_HANDLERS: fileURLToPath(FIXTURE_HANDLERS),
-        PORT: '0',
-        NUDGE_THREADS: '1',
-        NUDGE_POLL_INTERVAL_MS: '100',
-        NUDGE_LEASE_MS: '3000',
-        NUDGE_DB_TIMEOUT_MS: String(TIMEOUT_MS),
-        NUDGE_DB_CONNECT_TIMEOUT_MS: String(TIMEOUT_MS),
-        LOG_LEVEL: 'silent',
-      }),
-    );
+    server = await startServer({
+      databaseUrl: viaProxy.toString(),
+      handlers: fileURLToPath(FIXTURE_HANDLERS),
+      port: 0,
+      threads: 1,
+      pollIntervalMs: 100,
+      leaseMs: 3000,
+      dbTimeoutMs: TIMEOUT_MS,
+      dbConnectTimeoutMs: TIMEOUT_MS,
+      logLevel: 'silent',
+    });
   });
   after(async () => {
     await proxy.setMode('forward');

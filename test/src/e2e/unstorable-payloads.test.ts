@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { findUnstorableJson } from '@nudge/core';
-import { loadConfig, startServer, type RunningServer } from '@nudge/server';
+import { startServer, type RunningServer } from '@nudge/server';
 import type { Store } from '@nudge/store';
 import {
   createTestDatabase,
@@ -156,15 +156,13 @@ for (const dialect of DIALECTS) {
     before(async () => {
       db = await createTestDatabase(dialect);
       store = await openStore(db);
-      server = await startServer(
-        loadConfig({
-          DATABASE_URL: db.url,
-          NUDGE_HANDLERS: fileURLToPath(FIXTURE_HANDLERS),
-          PORT: '0',
-          NUDGE_THREADS: '1',
-          LOG_LEVEL: 'silent',
-        }),
-      );
+      server = await startServer({
+        databaseUrl: db.url,
+        handlers: fileURLToPath(FIXTURE_HANDLERS),
+        port: 0,
+        threads: 1,
+        logLevel: 'silent',
+      });
     });
     after(async () => {
       await server.close();
