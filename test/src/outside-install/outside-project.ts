@@ -13,7 +13,8 @@ const INSTALLED = ['@nudge/server', '@nudge/client'];
  * libraries the producer enqueues with, and TypeScript with the types it checks against.
  */
 const REGISTRY_DEPENDENCIES = {
-  'better-sqlite3': '^12.9.0',
+  // npm takes 12 on Node.js 20 and 13 on 22+ (see docs/node-support.md).
+  'better-sqlite3': '^12.9.0 || ^13.0.0',
   kysely: '~0.28.18',
   pg: '^8.16.0',
 };
