@@ -77,7 +77,7 @@ class Recorder implements ExecutionPoolListener {
 let nextId = 1;
 function job(kind: string): ClaimedJob {
   const id = nextId++;
-  return { id, version: 1, kind, attempt: 1, payloadJson: '{}', queue: 'default' } as ClaimedJob;
+  return { id, version: 1, kind, attempt: 1, payloadJson: '{}', queue: 'default' };
 }
 
 describe('PiscinaPool', () => {
