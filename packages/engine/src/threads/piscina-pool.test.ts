@@ -13,16 +13,19 @@ import type { AttemptResult } from './thread-messages.js';
 
 /** cpu kinds: one that holds until its signal fires, one that ignores it, and crashing ones. */
 const HANDLERS = `import { resourceLimits } from 'node:worker_threads';
-export const hold = (_payload, ctx) =>
-  new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted')));
+// An abort that reaches the worker before the job starts comes as a signal already aborted.
+const untilAborted = (signal) =>
+  signal.aborted
+    ? Promise.resolve('aborted')
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve('aborted')));
+export const hold = (_payload, ctx) => untilAborted(ctx.signal);
 export const stubborn = () => new Promise(() => undefined);
 export const exit = () => process.exit(7);
 export const oom = () => { const keep = []; for (;;) keep.push(new Array(100_000).fill(Math.random())); };
 export const limits = () => resourceLimits;
 export const youngLimits = { handler: () => resourceLimits, maxYoungGenerationSizeMb: 24 };
 export const youngHold = {
-  handler: (_payload, ctx) =>
-    new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted'))),
+  handler: (_payload, ctx) => untilAborted(ctx.signal),
   maxYoungGenerationSizeMb: 24,
 };
 `;
