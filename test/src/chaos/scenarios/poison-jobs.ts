@@ -1,7 +1,7 @@
 import { nearestRank } from '@nudge/core';
 import { DIALECTS, rawQuery } from '@nudge/test-databases';
 import type { ChaosCluster } from '../cluster.js';
-import { readLedger } from '../ledger.js';
+import { ledgerNow, readLedger } from '../ledger.js';
 import type { ChaosSize, Scenario } from '../scenario.js';
 import { delay, randomInt, runInCluster } from '../run-scenario.js';
 
@@ -18,25 +18,69 @@ const PER_SECOND = 100;
  */
 const P99_FLOOR_MS = 250;
 
-/** Restarts any instance of `names` that died on its own, until `stop()` is called. */
-function keepAlive(cluster: ChaosCluster, names: readonly string[]): () => Promise<void> {
+/** A span during which an instance was down: from its crash to its restart listening, ms since the epoch. */
+interface DownSpan {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Restarts any instance of `names` that died on its own, until `stop()` is called, and records
+ * each instance's down spans.
+ */
+function keepAlive(cluster: ChaosCluster, names: readonly string[]) {
+  const down = new Map<string, DownSpan[]>(names.map((name) => [name, []]));
   let running = true;
   const loop = (async () => {
     while (running) {
       for (const name of names) {
-        if (cluster.instances.get(name)?.exited) await cluster.start(name);
+        const instance = cluster.instances.get(name);
+        if (!instance?.exited) continue;
+        const crash = cluster.faults.find((f) => f.pid === instance.pid && f.kind === 'crash');
+        const from = crash?.at ?? ledgerNow();
+        await cluster.start(name);
+        down.get(name)?.push({ from, to: ledgerNow() });
       }
       await delay(50);
     }
   })();
-  return async () => {
-    running = false;
-    await loop;
+  return {
+    down,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
   };
 }
 
-/** Enqueue→start delays of `ids` (their first execution), in ms. */
-async function startDelays(cluster: ChaosCluster, ids: ReadonlySet<number>, except: ReadonlySet<number>) {
+/** The spans during which every instance was down at once (for two instances: their overlaps). */
+function allDown(down: ReadonlyMap<string, readonly DownSpan[]>): DownSpan[] {
+  let spans: DownSpan[] | undefined;
+  for (const own of down.values()) {
+    spans =
+      spans === undefined
+        ? [...own]
+        : spans.flatMap((a) =>
+            own.flatMap((b) => {
+              const from = Math.max(a.from, b.from);
+              const to = Math.min(a.to, b.to);
+              return from < to ? [{ from, to }] : [];
+            }),
+          );
+  }
+  return spans ?? [];
+}
+
+/**
+ * Enqueue→start of each job of `ids` but `except`, in ms, leaving out a job that was still
+ * waiting during a span of `skip` (no instance alive: it waited for a restart).
+ */
+async function startDelays(
+  cluster: ChaosCluster,
+  ids: ReadonlySet<number>,
+  except: ReadonlySet<number>,
+  skip: readonly DownSpan[] = [],
+) {
   const created = new Map(
     (
       await rawQuery<{ id: number; created_ms: number }>(
@@ -52,7 +96,11 @@ async function startDelays(cluster: ChaosCluster, ids: ReadonlySet<number>, exce
     if (ids.has(entry.id) && !except.has(entry.id) && !first.has(entry.id))
       first.set(entry.id, entry.startedAt);
   }
-  return [...first].map(([id, startedAt]) => startedAt - (created.get(id) ?? startedAt));
+  return [...first].flatMap(([id, startedAt]) => {
+    const enqueuedAt = created.get(id) ?? startedAt;
+    const waitedForRestart = skip.some((span) => enqueuedAt < span.to && startedAt > span.from);
+    return waitedForRestart ? [] : [startedAt - enqueuedAt];
+  });
 }
 
 /**
@@ -83,7 +131,7 @@ export const poisonJobs: Scenario = {
         const clean = await cluster.enqueuePaced(normal(), PER_SECOND);
         await cluster.mustDrain(60_000, 'the clean run');
 
-        const stopKeepingAlive = keepAlive(cluster, names);
+        const alive = keepAlive(cluster, names);
         const [threadKiller, processKiller] = await cluster.enqueue([
           // Written to the table directly: the kinds' declared maxAttempts applies to API enqueues.
           { kind: 'poisonThread', maxAttempts: 3 },
@@ -91,7 +139,7 @@ export const poisonJobs: Scenario = {
         ]);
         const poisoned = await cluster.enqueuePaced(normal(), PER_SECOND);
         await cluster.mustDrain(60_000, 'the poisoned run');
-        await stopKeepingAlive();
+        await alive.stop();
 
         // Normal jobs a poisoned process had claimed when it died (running, or claimed in the same
         // batch and not yet started): claimed again at a later version, recovered like any job of
@@ -109,7 +157,12 @@ export const poisonJobs: Scenario = {
             99,
           );
         const cleanP99 = p99(await startDelays(cluster, new Set(clean), new Set()));
-        const poisonedP99 = p99(await startDelays(cluster, new Set(poisoned), caught));
+        // Jobs that waited while the poison had every instance down at once (it kills whichever
+        // instance claims it, the second often while the first restarts) waited for a restart,
+        // judged by the recovery bound like the caught ones, not counted in the p99.
+        const noneAlive = allDown(alive.down);
+        const poisonedDelays = await startDelays(cluster, new Set(poisoned), caught, noneAlive);
+        const poisonedP99 = p99(poisonedDelays);
         const poison = await rawQuery<{
           id: number;
           status: string;
@@ -144,6 +197,9 @@ export const poisonJobs: Scenario = {
             'poisoned p99 (ms)': poisonedP99,
             'processes killed by the poison': crashes.length,
             'normal jobs caught in a killed process': caught.size,
+            'ms with no instance alive': noneAlive.reduce((sum, span) => sum + span.to - span.from, 0),
+            'normal jobs left out for waiting through it':
+              poisoned.length - caught.size - poisonedDelays.length,
           },
         };
       },
