@@ -1,5 +1,6 @@
 import type { AttemptResult } from './threads/thread-messages.js';
-import type { LostAttempt } from './threads/thread-pool.js';
+import { AttemptStatus } from './threads/attempt-status.js';
+import type { LostAttempt } from './threads/execution-pool.js';
 import { describeThreadFailure } from './threads/describe-thread-failure.js';
 import type { CompleteInput, FailInput } from '@nudge/store';
 import { leaseOf, type Attempt } from './attempt.js';
@@ -49,7 +50,7 @@ export function outcomeOfResult(
   const reason = attempt.abortReason;
   if (reason === 'lease-lost' || reason === 'cancelled') return undefined;
   const progressJson = result[4] ?? latestProgress;
-  if (result[2] === 1) {
+  if (result[2] === AttemptStatus.succeeded) {
     const input: { -readonly [K in keyof CompleteInput]: CompleteInput[K] } = {
       id: attempt.job.id,
       version: attempt.job.version,
@@ -65,7 +66,7 @@ export function outcomeOfResult(
     reason === 'timeout'
       ? `timed out after ${context.timeoutMs(attempt.job.kind)} ms: ${result[3]}`
       : result[3];
-  return failure(attempt, error, context, progressJson, result[2] === 2);
+  return failure(attempt, error, context, progressJson, result[2] === AttemptStatus.failedPermanently);
 }
 
 /** How a thread ended, for {@link outcomeOfLoss}. */

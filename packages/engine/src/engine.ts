@@ -27,7 +27,7 @@ import { KindRegistry } from './kind-registry.js';
 import { describeHandlers } from './threads/describe-handlers.js';
 import type { KindInfo } from './threads/handler.js';
 import { startThreadPools } from './threads/start-thread-pools.js';
-import type { ThreadPool } from './threads/thread-pool.js';
+import type { ExecutionPool } from './threads/execution-pool.js';
 import { NewJobsWaker } from './new-jobs-waker.js';
 import { jobLogFields } from './job-log-fields.js';
 import { UnhandledKindsFailer, type UnhandledKindsRun } from './unhandled-kinds.js';
@@ -70,7 +70,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   private constructor(
     options: ResolvedEngineOptions,
     kinds: readonly KindInfo[],
-    pools: Map<ExecutionClass, ThreadPool>,
+    pools: Map<ExecutionClass, ExecutionPool>,
     schedules: readonly ResolvedSchedule[],
   ) {
     super();

@@ -1,22 +1,26 @@
 import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob, JobLease } from '@nudge/store';
+import { AttemptAborter } from './attempt-aborter.js';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
-import { leaseOf, type AbortReason, type Attempt } from './attempt.js';
+import { leaseOf, type Attempt } from './attempt.js';
+import { ClassSlots } from './class-slots.js';
 import { DeadlineWheel } from './deadline-wheel.js';
+import { HeldLeases } from './held-leases.js';
 import { jobLogFields } from './job-log-fields.js';
 import { QueueSlots } from './queue-slots.js';
+import { ReclaimWaitingList } from './reclaim-waiting-list.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
 import type { ProgressWriter } from './progress-writer.js';
+import type { ExecutionPool, LostAttempt } from './threads/execution-pool.js';
 import type { AttemptResult, ProgressTuple } from './threads/thread-messages.js';
-import type { LostAttempt, ThreadPool } from './threads/thread-pool.js';
 
 /** What an {@link Executor} works with. */
 export interface ExecutorParts {
   readonly options: ResolvedEngineOptions;
-  /** The thread pool of each class that has kinds. */
-  readonly pools: ReadonlyMap<ExecutionClass, ThreadPool>;
+  /** The pool of each class that has kinds. */
+  readonly pools: ReadonlyMap<ExecutionClass, ExecutionPool>;
   /** The class of every kind the handler module exports. */
   readonly kinds: ReadonlyMap<string, ExecutionClass>;
   readonly writer: OutcomeWriter;
@@ -31,36 +35,24 @@ export interface ExecutorParts {
   readonly onQueuesFreed: (queues: ReadonlySet<string>) => void;
 }
 
-const ABORT_MESSAGES: Record<AbortReason, (timeoutMs: number) => string> = {
-  timeout: (timeoutMs) => `timed out after ${timeoutMs} ms`,
-  'lease-lost': () => 'the lease was lost: another attempt may own this job now',
-  cancelled: () => 'the job was cancelled',
-  shutdown: () => 'the service is shutting down',
-};
-
 /**
- * Runs claimed jobs on the thread pools and turns their ends into outcomes for the writer. Holds
- * the leases of this instance (running attempts, and finished ones until their outcome is
- * written), enforces timeouts (signal, then terminate after the abort grace), and counts slots per
- * execution class, including slots reserved for jobs being inserted already claimed.
+ * Runs claimed jobs on the execution pools and turns their ends into outcomes for the writer.
+ * Holds the leases of this instance ({@link HeldLeases}), enforces timeouts (through the
+ * {@link AttemptAborter}: signal, then terminate after the abort grace), and counts slots per
+ * execution class ({@link ClassSlots}) and per queue ({@link QueueSlots}), including slots held
+ * for jobs being claimed and for re-claims waiting behind their older attempt
+ * ({@link ReclaimWaitingList}).
  */
 export class Executor {
   readonly #parts: ExecutorParts;
   readonly #attempts = new Map<number, Attempt>();
-  readonly #held = new Map<number, JobLease>();
-  /**
-   * Claims of jobs whose older attempt still runs here (the sweep recovered the job from a stall
-   * of this instance, and this instance claimed it again), each holding its slot: one starts once
-   * its older attempt, aborted as lost, has ended, so that one job never has two attempts here.
-   */
-  readonly #waiting = new Map<number, ClaimedJob>();
-  /** Ids of {@link #waiting} whose older attempt ended: they start when their pool has a place. */
-  readonly #ready = new Set<number>();
-  readonly #reserved = new Map<ExecutionClass, number>();
+  readonly #held = new HeldLeases();
+  readonly #waiting = new ReclaimWaitingList();
+  readonly #slots = new ClassSlots();
   /** Attempts running per queue, and queue slots held for claims in flight (capped queues). */
   readonly #queues = new QueueSlots();
   readonly #deadlines: DeadlineWheel;
-  readonly #graceTimers = new Set<NodeJS.Timeout>();
+  readonly #aborter: AttemptAborter;
   #stopping = false;
 
   constructor(parts: ExecutorParts) {
@@ -70,7 +62,13 @@ export class Executor {
     const resolutionMs = Math.min(1000, Math.max(10, Math.min(shortest, parts.options.jobTimeoutMs) / 20));
     this.#deadlines = new DeadlineWheel(resolutionMs, (id) => {
       const attempt = this.#attempts.get(id);
-      if (attempt) this.#abort([attempt], 'timeout');
+      if (attempt) this.#aborter.abort([attempt], 'timeout');
+    });
+    this.#aborter = new AttemptAborter({
+      pools: parts.pools,
+      abortGraceMs: parts.options.abortGraceMs,
+      timeoutMs: (kind) => parts.outcomes.timeoutMs(kind),
+      running: (attempt) => this.#attempts.get(attempt.job.id) === attempt,
     });
   }
 
@@ -82,7 +80,7 @@ export class Executor {
   /** Slots of `execution` that can take a job now. */
   free(execution: ExecutionClass): number {
     const pool = this.#parts.pools.get(execution);
-    return pool ? Math.max(0, pool.free - (this.#reserved.get(execution) ?? 0)) : 0;
+    return pool ? Math.max(0, pool.free - this.#slots.held(execution)) : 0;
   }
 
   /** Every slot, free or not, of `execution`. */
@@ -92,7 +90,7 @@ export class Executor {
 
   /** The leases this instance holds: running attempts and finished ones not yet written. */
   leases(): JobLease[] {
-    return [...this.#held.values()];
+    return this.#held.list();
   }
 
   /**
@@ -102,8 +100,15 @@ export class Executor {
    */
   reserve(execution: ExecutionClass, count: number): number {
     const held = this.#stopping ? 0 : Math.min(count, this.free(execution));
-    if (held > 0) this.#reserved.set(execution, (this.#reserved.get(execution) ?? 0) + held);
+    this.#slots.hold(execution, held);
     return held;
+  }
+
+  /** Gives back `count` held slots unused. */
+  unreserve(execution: ExecutionClass, count: number): void {
+    if (count <= 0) return;
+    this.#slots.release(execution, count);
+    this.#parts.onSlotsFreed(execution);
   }
 
   /**
@@ -120,24 +125,15 @@ export class Executor {
     this.#queues.release(queue, count);
   }
 
-  /** Gives back `count` held slots unused. */
-  unreserve(execution: ExecutionClass, count: number): void {
-    if (count <= 0) return;
-    this.#reserved.set(execution, Math.max(0, (this.#reserved.get(execution) ?? 0) - count));
-    this.#parts.onSlotsFreed(execution);
-  }
-
   /**
    * Starts claimed jobs in slots held for them with {@link reserve} (one each, by the class of
-   * its kind): one message per thread. A job whose kind has no handler fails permanently; after
-   * {@link stop}, jobs are released instead.
+   * its kind). A job whose kind has no handler fails permanently; after {@link stop}, jobs are
+   * released instead.
    */
   start(jobs: readonly ClaimedJob[]): void {
     for (const job of jobs) {
       const execution = this.#parts.kinds.get(job.kind);
-      if (execution !== undefined) {
-        this.#reserved.set(execution, Math.max(0, (this.#reserved.get(execution) ?? 0) - 1));
-      }
+      if (execution !== undefined) this.#slots.release(execution, 1);
     }
     this.#run(jobs);
   }
@@ -147,7 +143,7 @@ export class Executor {
     const now = performance.now();
     for (const job of jobs) {
       const lease = { id: job.id, version: job.version };
-      this.#held.set(job.id, lease);
+      this.#held.hold(lease);
       const execution = this.#parts.kinds.get(job.kind);
       if (this.#stopping) {
         this.#parts.writer.push({ type: 'release', input: lease, job });
@@ -204,27 +200,24 @@ export class Executor {
     const older = this.#attempts.get(job.id);
     if (!older) return false;
     // A claim waiting already holds the slot; a newer one takes its place.
-    if (!this.#waiting.has(job.id)) this.#reserved.set(execution, (this.#reserved.get(execution) ?? 0) + 1);
-    this.#waiting.set(job.id, job);
+    if (this.#waiting.add(job)) this.#slots.hold(execution, 1);
     this.#parts.progress.finish(older.job.id, older.job.version);
-    this.#abort([older], 'lease-lost');
+    this.#aborter.abort([older], 'lease-lost');
     return true;
   }
 
   /** Starts the waiting claims whose older attempt ended, as their pool has places. */
   #startReady(): void {
-    for (const id of this.#ready) {
-      const job = this.#waiting.get(id);
-      const execution = job && this.#parts.kinds.get(job.kind);
-      if (!job || execution === undefined) {
-        this.#ready.delete(id);
+    for (const job of this.#waiting.ready()) {
+      const execution = this.#parts.kinds.get(job.kind);
+      if (execution === undefined) {
+        this.#waiting.remove(job.id);
         continue;
       }
       // Stopping, it is released without a place.
       if (!this.#stopping && (this.#parts.pools.get(execution)?.free ?? 0) === 0) continue;
-      this.#ready.delete(id);
-      this.#waiting.delete(id);
-      this.#reserved.set(execution, Math.max(0, (this.#reserved.get(execution) ?? 0) - 1));
+      this.#waiting.remove(job.id);
+      this.#slots.release(execution, 1);
       this.#run([job]);
     }
   }
@@ -271,11 +264,7 @@ export class Executor {
     terminated: boolean,
     culpritKnown = false,
   ): void {
-    const end = {
-      cause,
-      terminated,
-      culpritKnown: culpritKnown || lost.some((l) => l.culpritError !== undefined),
-    };
+    const known = culpritKnown || lost.some((l) => l.culpritError !== undefined);
     const finished: Array<[Attempt, LostAttempt]> = [];
     const queues = new Set<string>();
     const now = performance.now();
@@ -289,28 +278,15 @@ export class Executor {
     this.#parts.emit('thread:lost', { execution, terminated, attempts: finished.length });
     const timedOut = finished.some(([a]) => a.abortReason === 'timeout');
     this.#parts.options.logger.warn(
-      {
-        err: cause,
-        execution,
-        terminated,
-        jobs: finished.map(([{ job }]) => jobLogFields(job)),
-      },
+      { err: cause, execution, terminated, jobs: finished.map(([{ job }]) => jobLogFields(job)) },
       terminated
         ? `terminated a ${execution} thread${timedOut ? ' running a job that ignored its abort signal' : ''}`
         : `a ${execution} thread died; it was replaced`,
     );
+    const end = { cause, terminated, culpritKnown: known || timedOut };
     for (const [attempt, entry] of finished) {
       const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
-      this.#record(
-        attempt,
-        outcomeOfLoss(
-          attempt,
-          entry,
-          { ...end, culpritKnown: end.culpritKnown || timedOut },
-          this.#parts.outcomes,
-          latest,
-        ),
-      );
+      this.#record(attempt, outcomeOfLoss(attempt, entry, end, this.#parts.outcomes, latest));
     }
     this.#freed(execution, queues);
   }
@@ -329,42 +305,35 @@ export class Executor {
     for (const lease of leases) {
       const waiting = this.#waiting.get(lease.id);
       if (waiting?.version === lease.version) {
-        this.#dropWaiting(waiting);
+        this.#waiting.remove(waiting.id);
+        this.#held.drop(lease);
+        const execution = this.#parts.kinds.get(waiting.kind);
+        if (execution !== undefined) this.unreserve(execution, 1);
         unstarted.push(waiting);
         continue;
       }
-      const attempt = this.#attempts.get(lease.id);
-      if (this.#held.get(lease.id)?.version !== lease.version) continue;
+      if (!this.#held.holds(lease)) continue;
       // A finished attempt's outcome write will find the lease gone on its own.
+      const attempt = this.#attempts.get(lease.id);
       if (!attempt || attempt.job.version !== lease.version) continue;
-      this.#held.delete(lease.id);
+      this.#held.drop(lease);
       this.#parts.progress.finish(lease.id, lease.version);
       aborted.push(attempt);
     }
-    this.#abort(
+    this.#aborter.abort(
       aborted.filter((a) => !cancelled.has(a.job.id)),
       'lease-lost',
     );
-    this.#abort(
+    this.#aborter.abort(
       aborted.filter((a) => cancelled.has(a.job.id)),
       'cancelled',
     );
     return [...aborted.map((attempt) => attempt.job), ...unstarted];
   }
 
-  #dropWaiting(job: ClaimedJob): void {
-    this.#waiting.delete(job.id);
-    this.#ready.delete(job.id);
-    this.#held.delete(job.id);
-    const execution = this.#parts.kinds.get(job.kind);
-    if (execution !== undefined) this.unreserve(execution, 1);
-  }
-
   /** Outcomes of these leases are settled in the database. */
   written(leases: readonly JobLease[]): void {
-    for (const lease of leases) {
-      if (this.#held.get(lease.id)?.version === lease.version) this.#held.delete(lease.id);
-    }
+    for (const lease of leases) this.#held.drop(lease);
   }
 
   /** Stops taking jobs: any job started from now on is released at once. */
@@ -374,7 +343,7 @@ export class Executor {
 
   /** Aborts every running attempt for shutdown (signal, then terminate after the abort grace). */
   abortAll(): void {
-    this.#abort([...this.#attempts.values()], 'shutdown');
+    this.#aborter.abort([...this.#attempts.values()], 'shutdown');
   }
 
   /** Resolves `true` once nothing runs, or `false` after `timeoutMs`. */
@@ -388,10 +357,10 @@ export class Executor {
     return true;
   }
 
-  /** Stops the thread pools and timers. */
+  /** Stops the pools and timers. */
   async destroy(): Promise<void> {
     this.#deadlines.clear();
-    for (const timer of this.#graceTimers) clearTimeout(timer);
+    this.#aborter.clear();
     await Promise.all([...this.#parts.pools.values()].map((pool) => pool.destroy()));
   }
 
@@ -401,49 +370,19 @@ export class Executor {
     this.#attempts.delete(id);
     this.#deadlines.remove(id);
     this.#queues.ended(attempt.job.queue);
-    if (this.#waiting.has(id)) this.#ready.add(id);
+    this.#waiting.olderEnded(id);
     return attempt;
   }
 
   #record(attempt: Attempt, outcome: Outcome | undefined): void {
-    if (outcome) {
-      this.#parts.writer.push(outcome);
-      return;
-    }
-    const lease = leaseOf(attempt);
-    if (this.#held.get(lease.id)?.version === lease.version) this.#held.delete(lease.id);
+    if (outcome) this.#parts.writer.push(outcome);
+    else this.#held.drop(leaseOf(attempt));
   }
 
   #freed(execution: ExecutionClass, queues: ReadonlySet<string>): void {
-    if (this.#ready.size > 0) this.#startReady();
+    if (this.#waiting.readyCount > 0) this.#startReady();
     this.#parts.emit('slot:freed', { free: this.free(execution), execution });
     this.#parts.onSlotsFreed(execution);
     if (queues.size > 0) this.#parts.onQueuesFreed(queues);
-  }
-
-  #abort(attempts: readonly Attempt[], reason: AbortReason): void {
-    const fresh = attempts.filter((a) => a.abortReason === undefined);
-    if (fresh.length === 0) return;
-    for (const attempt of fresh) attempt.abortReason = reason;
-    // One message per class and distinct text (the timeout names the kind's own).
-    const groups = new Map<string, { pool: ThreadPool; ids: number[]; message: string }>();
-    for (const attempt of fresh) {
-      const pool = this.#parts.pools.get(attempt.execution);
-      if (!pool) continue;
-      const message = ABORT_MESSAGES[reason](this.#parts.outcomes.timeoutMs(attempt.job.kind));
-      const key = `${attempt.execution}\u0000${message}`;
-      const group = groups.get(key);
-      if (group) group.ids.push(attempt.job.id);
-      else groups.set(key, { pool, ids: [attempt.job.id], message });
-    }
-    for (const { pool, ids, message } of groups.values()) pool.abort(ids, message);
-    const timer = setTimeout(() => {
-      this.#graceTimers.delete(timer);
-      for (const attempt of fresh) {
-        if (this.#attempts.get(attempt.job.id) !== attempt) continue;
-        this.#parts.pools.get(attempt.execution)?.terminateThreadOf(attempt.job.id);
-      }
-    }, this.#parts.options.abortGraceMs);
-    this.#graceTimers.add(timer);
   }
 }

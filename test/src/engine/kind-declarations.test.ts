@@ -324,6 +324,14 @@ describeEngine(
         ['backoffField', /kind "flaky": backoff has unknown field base/],
         ['schema', /kind "sendEmail": schema is not a valid JSON Schema/],
         ['unknownField', /kind "sendEmail": unknown field maxAttempt/],
+        [
+          'youngGeneration',
+          /kind "report": maxYoungGenerationSizeMb must be a whole number from 1 to 1024 \(got 0\)/,
+        ],
+        [
+          'youngGenerationAsync',
+          /kind "sendEmail": maxYoungGenerationSizeMb applies to cpu kinds only \(this kind is async\)/,
+        ],
       ];
       const url = new URL('../fixtures/handlers-typed-bad.js', import.meta.url);
       for (const [variant, message] of cases) {

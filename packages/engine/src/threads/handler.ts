@@ -105,6 +105,14 @@ export interface KindDeclaration {
    */
   readonly timeoutMs?: number;
   /**
+   * V8 young-generation size of the worker threads that run this `cpu` kind, in MB (1 to 1024).
+   * A kind that allocates many short-lived objects may run faster with a larger one (fewer
+   * scavenges). A kind that sets it gets a Piscina pool of its own, with as many threads as the
+   * engine's `threads`; its jobs share the `cpu` slots with every other kind. Refused for an
+   * `async` kind. @defaultValue V8's default, in the shared pool
+   */
+  readonly maxYoungGenerationSizeMb?: number;
+  /**
    * The queue of a job of this kind whose producer gives none (a queue name, `isQueueName`). A plain-SQL
    * insert gets the column default. @defaultValue `'default'`
    */

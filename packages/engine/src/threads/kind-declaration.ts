@@ -9,11 +9,22 @@ import { compilePayloadCheck, type PayloadCheck } from '../payload-check.js';
 import type { JsonSchema, KindInfo } from './handler.js';
 
 /** Fields a kind's definition object may have; any other is refused (a misspelt option). */
-const FIELDS = ['handler', 'execution', 'maxAttempts', 'backoff', 'timeoutMs', 'queue', 'schema'];
+const FIELDS = [
+  'handler',
+  'execution',
+  'maxAttempts',
+  'backoff',
+  'timeoutMs',
+  'maxYoungGenerationSizeMb',
+  'queue',
+  'schema',
+];
 const BACKOFF_FIELDS = ['baseMs', 'maxMs', 'jitterRatio'];
 
 /** Most attempts a kind may declare, as `POST /jobs` accepts. */
 export const MAX_DECLARED_ATTEMPTS = 1000;
+/** Largest `maxYoungGenerationSizeMb` a kind may declare, in MB. */
+export const MAX_DECLARED_YOUNG_GENERATION_MB = 1024;
 /** Longest `timeoutMs` a kind may declare: the longest delay a Node timer takes (2^31 - 1 ms). */
 export const MAX_DECLARED_TIMEOUT_MS = 2_147_483_647;
 
@@ -44,7 +55,7 @@ function show(value: unknown): string {
  *
  * @throws Error naming the kind and the field: an unknown field, an `execution` not in
  *   `EXECUTION_CLASSES`, `maxAttempts` not 1 to 1000, a `backoff` field out of range or unknown,
- *   `timeoutMs` not 1 to 2^31 - 1, `queue` not a queue name (`isQueueName`), a `schema` that
+ *   `timeoutMs` not 1 to 2^31 - 1, `maxYoungGenerationSizeMb` not 1 to 1024 or on an `async` kind, `queue` not a queue name (`isQueueName`), a `schema` that
  *   is not an object or that ajv cannot compile
  */
 export function checkDeclaration(kind: string, value: Readonly<Record<string, unknown>>): CheckedDeclaration {
@@ -52,7 +63,7 @@ export function checkDeclaration(kind: string, value: Readonly<Record<string, un
   if (unknown.length > 0) {
     throw new Error(`kind "${kind}": unknown field ${unknown.join(', ')} (allowed: ${FIELDS.join(', ')})`);
   }
-  const { execution, maxAttempts, backoff, timeoutMs, queue, schema } = value;
+  const { execution, maxAttempts, backoff, timeoutMs, maxYoungGenerationSizeMb, queue, schema } = value;
   if (execution !== undefined && !(EXECUTION_CLASSES as readonly unknown[]).includes(execution)) {
     throw new Error(
       `kind "${kind}": execution must be one of ${EXECUTION_CLASSES.join(', ')} (got ${show(execution)})`,
@@ -68,6 +79,19 @@ export function checkDeclaration(kind: string, value: Readonly<Record<string, un
   }
   if (timeoutMs !== undefined) {
     info.timeoutMs = wholeNumber(kind, 'timeoutMs', timeoutMs, MAX_DECLARED_TIMEOUT_MS);
+  }
+  if (maxYoungGenerationSizeMb !== undefined) {
+    if (info.execution !== 'cpu') {
+      throw new Error(
+        `kind "${kind}": maxYoungGenerationSizeMb applies to cpu kinds only (this kind is ${info.execution})`,
+      );
+    }
+    info.maxYoungGenerationSizeMb = wholeNumber(
+      kind,
+      'maxYoungGenerationSizeMb',
+      maxYoungGenerationSizeMb,
+      MAX_DECLARED_YOUNG_GENERATION_MB,
+    );
   }
   if (queue !== undefined) {
     if (typeof queue !== 'string' || !isQueueName(queue)) {

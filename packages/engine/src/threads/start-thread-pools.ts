@@ -1,36 +1,60 @@
 import { EXECUTION_CLASSES, type ExecutionClass } from '@nudge/core';
 import type { ResolvedEngineOptions } from '../engine-options.js';
 import { handlersUrl } from './describe-handlers.js';
+import type { ExecutionPool, ExecutionPoolListener } from './execution-pool.js';
 import type { KindInfo } from './handler.js';
-import { ThreadPool, type ThreadPoolListener } from './thread-pool.js';
+import { PiscinaPool } from './piscina-pool.js';
+import { ThreadPool } from './thread-pool.js';
 
 /**
- * Starts a thread pool for each execution class the handler module has kinds of: `threads`
- * threads of one slot each for `cpu`, `asyncThreads` threads of `asyncConcurrency` slots for
- * `async`. A class without kinds gets no thread.
+ * Starts the pool of each execution class the handler module has kinds of: for `cpu`, Piscina
+ * pools of `threads` workers running one job each (a pool of its own for each kind that declares
+ * `maxYoungGenerationSizeMb`); for `async`, `asyncThreads` batched threads of `asyncConcurrency`
+ * slots. A class without kinds gets no thread.
  *
  * @throws Error when a thread cannot load the handler module (the pools started are stopped)
  */
 export async function startThreadPools(
   options: ResolvedEngineOptions,
   kinds: readonly KindInfo[],
-  listener: ThreadPoolListener,
-): Promise<Map<ExecutionClass, ThreadPool>> {
-  const pools = new Map<ExecutionClass, ThreadPool>();
+  listener: ExecutionPoolListener,
+): Promise<Map<ExecutionClass, ExecutionPool>> {
+  const pools = new Map<ExecutionClass, ExecutionPool>();
+  const common = {
+    handlersUrl: handlersUrl(options.handlers),
+    maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
+    progressIntervalMs: options.progressIntervalMs,
+    logger: options.logger,
+  };
   try {
     for (const execution of EXECUTION_CLASSES) {
-      if (!kinds.some((k) => k.execution === execution)) continue;
-      const cpu = execution === 'cpu';
+      const ofClass = kinds.filter((k) => k.execution === execution);
+      if (ofClass.length === 0) continue;
+      if (execution === 'cpu') {
+        const young = new Map<string, number>();
+        for (const k of ofClass) {
+          if (k.maxYoungGenerationSizeMb !== undefined) young.set(k.kind, k.maxYoungGenerationSizeMb);
+        }
+        const pool = await PiscinaPool.start(
+          {
+            ...common,
+            execution,
+            threads: options.threads,
+            youngGenerationMbByKind: young,
+            niceIncrement: options.cpuThreadNice,
+          },
+          listener,
+        );
+        pools.set(execution, pool);
+        continue;
+      }
       const pool = await ThreadPool.start(
         {
+          ...common,
           execution,
-          handlersUrl: handlersUrl(options.handlers),
-          threads: cpu ? options.threads : options.asyncThreads,
-          perThread: cpu ? 1 : options.asyncConcurrency,
-          maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
-          niceIncrement: cpu ? options.cpuThreadNice : 0,
-          progressIntervalMs: options.progressIntervalMs,
-          logger: options.logger,
+          threads: options.asyncThreads,
+          perThread: options.asyncConcurrency,
+          niceIncrement: 0,
         },
         listener,
       );

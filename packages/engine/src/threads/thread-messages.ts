@@ -1,5 +1,6 @@
 import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
+import type { AttemptStatus } from './attempt-status.js';
 import type { FollowUpWire } from './follow-up.js';
 import type { KindInfo } from './handler.js';
 
@@ -28,10 +29,16 @@ export interface RunMessage {
   readonly jobs: string;
 }
 
-/** Fires `ctx.signal` of running attempts (cooperative). */
+/** An attempt's lease on the wire: `[id, version]`. */
+export type LeaseTuple = readonly [id: number, version: number];
+
+/**
+ * Fires `ctx.signal` of attempts (cooperative). An attempt not running yet on the thread (the
+ * abort overtook its start) gets its signal aborted when it starts.
+ */
 export interface AbortMessage {
   readonly type: 'abort';
-  readonly ids: readonly number[];
+  readonly leases: readonly LeaseTuple[];
   readonly reason: string;
 }
 
@@ -39,25 +46,31 @@ export interface AbortMessage {
 export type ToThread = RunMessage | AbortMessage;
 
 /**
- * The end of one attempt, as a thread reports it: `[id, version, 1, resultJson, progressJson,
- * followUps]` for a success (`resultJson` is the returned value as JSON text, `null` for
- * `undefined`; `followUps` the jobs it recorded with `ctx.enqueue`), `[id, version, 0, error,
- * progressJson]` for a handler that threw (a result, not a crash), or `[id, version, 2, error,
- * progressJson]` for a failure that no retry can fix (a result over `MAX_RESULT_BYTES`, a
- * payload that does not match the kind's schema).
- * `progressJson` is the last `ctx.progress` value not yet sent in a progress message. Trailing
- * elements may be missing or `null`.
+ * The end of one attempt, as a thread reports it (statuses are {@link AttemptStatus}):
+ * `[id, version, succeeded, resultJson, progressJson, followUps]` for a success (`resultJson` is
+ * the returned value as JSON text, `null` for `undefined`; `followUps` the jobs it recorded with
+ * `ctx.enqueue`), `[id, version, threw, error, progressJson]` for a handler that threw (a result,
+ * not a crash), or `[id, version, failedPermanently, error, progressJson]` for a failure that no
+ * retry can fix (a result over `MAX_RESULT_BYTES`, a payload that does not match the kind's
+ * schema). `progressJson` is the last `ctx.progress` value not yet sent in a progress message.
+ * Trailing elements may be missing or `null`.
  */
 export type AttemptResult =
   | readonly [
       id: number,
       version: number,
-      ok: 1,
+      status: typeof AttemptStatus.succeeded,
       resultJson: string | null,
       progressJson?: string | null,
       followUps?: readonly FollowUpWire[] | null,
     ]
-  | readonly [id: number, version: number, ok: 0 | 2, error: string, progressJson?: string | null];
+  | readonly [
+      id: number,
+      version: number,
+      status: typeof AttemptStatus.threw | typeof AttemptStatus.failedPermanently,
+      error: string,
+      progressJson?: string | null,
+    ];
 
 /** The latest progress of a running attempt: `[id, version, progressJson]`. */
 export type ProgressTuple = readonly [id: number, version: number, progressJson: string];
@@ -106,6 +119,8 @@ export interface CulpritMessage {
   readonly id: number;
   readonly version: number;
   readonly error: string;
+  /** The other attempts running on the thread: bystanders, to be given back uncharged. */
+  readonly neighbours: readonly LeaseTuple[];
 }
 
 /** An error thrown outside its promise by an attempt that had already ended: logged, charged to nobody. */

@@ -1,38 +1,8 @@
 import type { ExecutionClass, Logger } from '@nudge/core';
-import type { ClaimedJob } from '@nudge/store';
+import type { ClaimedJob, JobLease } from '@nudge/store';
+import type { ExecutionPool, ExecutionPoolListener, LostAttempt } from './execution-pool.js';
 import type { AttemptResult, ProgressTuple } from './thread-messages.js';
 import { WorkerThread, type ThreadListener } from './worker-thread.js';
-
-/** An attempt that was on a thread when the thread ended. */
-export interface LostAttempt {
-  readonly id: number;
-  readonly version: number;
-  /** Why the attempt's own code ended the thread, when the thread said so. */
-  readonly culpritError?: string;
-}
-
-/** What a {@link ThreadPool} reports. */
-export interface ThreadPoolListener {
-  /** Attempts ended on a thread (a batch); their slots are free again. */
-  onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void;
-  /** A thread that replaced one that ended is ready: its places are free. */
-  onThreadReady(execution: ExecutionClass): void;
-  /** Running attempts of this pool reported progress (only those still on their thread). */
-  onProgress(progress: readonly ProgressTuple[]): void;
-  /**
-   * A thread ended with these attempts still on it (none when it was idle); their slots are free
-   * again, and a new thread takes its place. `terminated` is true when the pool was asked to end it;
-   * `culpritKnown` when an attempt's own code ended it, even one that had settled already (a stray
-   * timer that called `process.exit` after its handler returned).
-   */
-  onThreadLost(
-    execution: ExecutionClass,
-    lost: readonly LostAttempt[],
-    cause: unknown,
-    terminated: boolean,
-    culpritKnown: boolean,
-  ): void;
-}
 
 /** Options of a {@link ThreadPool}. */
 export interface ThreadPoolOptions {
@@ -62,21 +32,21 @@ interface Slot {
 }
 
 /**
- * The threads of one execution class and their slots: `threads × perThread` attempts at once.
- * Jobs go to the least loaded ready thread, one message per thread per batch. A thread that ends
- * is replaced; the attempts it held are reported lost.
+ * The batched threads of the `async` class and their slots: `threads × perThread` attempts at
+ * once. Jobs go to the least loaded ready thread, one message per thread per batch, and results
+ * come back in batches. A thread that ends is replaced; the attempts it held are reported lost.
  */
-export class ThreadPool {
+export class ThreadPool implements ExecutionPool {
   readonly execution: ExecutionClass;
   readonly #options: ThreadPoolOptions;
-  readonly #listener: ThreadPoolListener;
+  readonly #listener: ExecutionPoolListener;
   readonly #slots = new Map<WorkerThread, Slot>();
   readonly #threadOf = new Map<number, Slot>();
   #stopping = false;
   /** Set once the first threads are ready: threads spawned from then on replace ended ones. */
   #started = false;
 
-  private constructor(options: ThreadPoolOptions, listener: ThreadPoolListener) {
+  private constructor(options: ThreadPoolOptions, listener: ExecutionPoolListener) {
     this.execution = options.execution;
     this.#options = options;
     this.#listener = listener;
@@ -86,7 +56,7 @@ export class ThreadPool {
    * Starts every thread and waits until each has loaded the handler module.
    * @throws Error when a thread cannot load the module
    */
-  static async start(options: ThreadPoolOptions, listener: ThreadPoolListener): Promise<ThreadPool> {
+  static async start(options: ThreadPoolOptions, listener: ExecutionPoolListener): Promise<ThreadPool> {
     const pool = new ThreadPool(options, listener);
     const slots = Array.from({ length: options.threads }, () => pool.#spawn());
     try {
@@ -118,13 +88,6 @@ export class ThreadPool {
     return free;
   }
 
-  /**
-   * Starts jobs on the least loaded threads, one message per thread. Places are counted when a
-   * claim starts ({@link free}), and a thread can end during the claim's round trip (a handler
-   * exits, a timeout terminates it): the jobs then left without a place are returned, unstarted,
-   * for the caller to give back; the replacement thread's `onThreadReady` says when places return.
-   * @returns the jobs no ready thread had a place for (none, unless a thread ended meanwhile)
-   */
   dispatch(jobs: readonly ClaimedJob[]): ClaimedJob[] {
     const batches = new Map<Slot, ClaimedJob[]>();
     const unplaced: ClaimedJob[] = [];
@@ -149,20 +112,18 @@ export class ThreadPool {
     return unplaced;
   }
 
-  /** Fires `ctx.signal` of these attempts (cooperative). */
-  abort(ids: readonly number[], reason: string): void {
-    const byThread = new Map<Slot, number[]>();
-    for (const id of ids) {
+  abort(leases: readonly JobLease[], reason: string): void {
+    const byThread = new Map<Slot, Array<[number, number]>>();
+    for (const { id, version } of leases) {
       const slot = this.#threadOf.get(id);
       if (!slot) continue;
       const list = byThread.get(slot);
-      if (list) list.push(id);
-      else byThread.set(slot, [id]);
+      if (list) list.push([id, version]);
+      else byThread.set(slot, [[id, version]]);
     }
     for (const [slot, list] of byThread) slot.thread.abort(list, reason);
   }
 
-  /** Ends the thread running attempt `id`, and with it every attempt on that thread. */
   terminateThreadOf(id: number): void {
     const slot = this.#threadOf.get(id);
     if (!slot || slot.terminated) return;
@@ -175,7 +136,6 @@ export class ThreadPool {
     for (const id of ids) this.terminateThreadOf(id);
   }
 
-  /** Stops every thread, without replacing them; resolves once all have exited. */
   async destroy(): Promise<void> {
     this.#stopping = true;
     await Promise.all(

@@ -6,6 +6,7 @@ import {
   encodeJobs,
   type AttemptResult,
   type FromThread,
+  type LeaseTuple,
   type ProgressTuple,
   type ThreadData,
   type ToThread,
@@ -129,9 +130,9 @@ export class WorkerThread {
     this.#post({ type: 'run', jobs: encodeJobs(jobs) });
   }
 
-  /** Fires `ctx.signal` of these attempts. */
-  abort(ids: readonly number[], reason: string): void {
-    this.#post({ type: 'abort', ids, reason });
+  /** Fires `ctx.signal` of these attempts (`[id, version]` each). */
+  abort(leases: readonly LeaseTuple[], reason: string): void {
+    this.#post({ type: 'abort', leases, reason });
   }
 
   /** Ends the thread at once; its attempts never settle, and `onExit` follows. */

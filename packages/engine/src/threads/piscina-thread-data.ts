@@ -1,0 +1,11 @@
+/** Data every Piscina worker of a `PiscinaPool` starts with (Piscina's `workerData`). */
+export interface PiscinaThreadData {
+  /** `file:` URL of the user's handler module. */
+  readonly handlersUrl: string;
+  /** How much to lower the worker's scheduling priority (`nice`), from 0 (not) to 19. */
+  readonly niceIncrement: number;
+  /** Shortest time between two progress messages of one worker, in ms. */
+  readonly progressIntervalMs: number;
+  /** Name of the pool's `BroadcastChannel` that carries aborts (`ctx.signal`). */
+  readonly abortChannel: string;
+}
