@@ -4,11 +4,12 @@ import { AttemptAborter } from './attempt-aborter.js';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
 import { leaseOf, type Attempt } from './attempt.js';
 import { ClassSlots } from './class-slots.js';
-import { DeadlineWheel } from './deadline-wheel.js';
 import { HeldLeases } from './held-leases.js';
 import { jobLogFields } from './job-log-fields.js';
 import { QueueSlots } from './queue-slots.js';
 import { ReclaimWaitingList } from './reclaim-waiting-list.js';
+import { RunningAttempts } from './running-attempts.js';
+import { logThreadLoss } from './thread-loss-log.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
@@ -45,13 +46,12 @@ export interface ExecutorParts {
  */
 export class Executor {
   readonly #parts: ExecutorParts;
-  readonly #attempts = new Map<number, Attempt>();
+  readonly #attempts: RunningAttempts;
   readonly #held = new HeldLeases();
   readonly #waiting = new ReclaimWaitingList();
   readonly #slots = new ClassSlots();
   /** Attempts running per queue, and queue slots held for claims in flight (capped queues). */
   readonly #queues = new QueueSlots();
-  readonly #deadlines: DeadlineWheel;
   readonly #aborter: AttemptAborter;
   #stopping = false;
 
@@ -60,10 +60,9 @@ export class Executor {
     // A twentieth of the shortest timeout of any kind (10 ms to 1 s): a deadline fires within 5 %.
     const shortest = Math.min(...[...parts.kinds.keys()].map((k) => parts.outcomes.timeoutMs(k)));
     const resolutionMs = Math.min(1000, Math.max(10, Math.min(shortest, parts.options.jobTimeoutMs) / 20));
-    this.#deadlines = new DeadlineWheel(resolutionMs, (id) => {
-      const attempt = this.#attempts.get(id);
-      if (attempt) this.#aborter.abort([attempt], 'timeout');
-    });
+    this.#attempts = new RunningAttempts(resolutionMs, this.#queues, (attempt) =>
+      this.#aborter.abort([attempt], 'timeout'),
+    );
     this.#aborter = new AttemptAborter({
       pools: parts.pools,
       abortGraceMs: parts.options.abortGraceMs,
@@ -160,9 +159,7 @@ export class Executor {
         continue;
       }
       if (this.#deferBehindOlder(job, execution)) continue;
-      this.#attempts.set(job.id, { job, execution, startedAt: now });
-      this.#queues.started(job.queue);
-      this.#deadlines.add(job.id, now + this.#parts.outcomes.timeoutMs(job.kind));
+      this.#attempts.add(job, execution, now, now + this.#parts.outcomes.timeoutMs(job.kind));
       const list = byClass.get(execution);
       if (list) list.push(job);
       else byClass.set(execution, [job]);
@@ -180,9 +177,7 @@ export class Executor {
    */
   #giveBack(execution: ExecutionClass, jobs: readonly ClaimedJob[]): void {
     for (const job of jobs) {
-      this.#attempts.delete(job.id);
-      this.#deadlines.remove(job.id);
-      this.#queues.ended(job.queue);
+      this.#attempts.finish(job.id, job.version);
       this.#parts.writer.push({ type: 'release', input: { id: job.id, version: job.version }, job });
     }
     this.#parts.options.logger.warn(
@@ -277,11 +272,10 @@ export class Executor {
     }
     this.#parts.emit('thread:lost', { execution, terminated, attempts: finished.length });
     const timedOut = finished.some(([a]) => a.abortReason === 'timeout');
-    this.#parts.options.logger.warn(
-      { err: cause, execution, terminated, jobs: finished.map(([{ job }]) => jobLogFields(job)) },
-      terminated
-        ? `terminated a ${execution} thread${timedOut ? ' running a job that ignored its abort signal' : ''}`
-        : `a ${execution} thread died; it was replaced`,
+    logThreadLoss(
+      this.#parts.options.logger,
+      { execution, cause, terminated, timedOut },
+      finished.map(([a]) => a.job),
     );
     const end = { cause, terminated, culpritKnown: known || timedOut };
     for (const [attempt, entry] of finished) {
@@ -343,7 +337,7 @@ export class Executor {
 
   /** Aborts every running attempt for shutdown (signal, then terminate after the abort grace). */
   abortAll(): void {
-    this.#aborter.abort([...this.#attempts.values()], 'shutdown');
+    this.#aborter.abort(this.#attempts.values(), 'shutdown');
   }
 
   /** Resolves `true` once nothing runs, or `false` after `timeoutMs`. */
@@ -359,18 +353,14 @@ export class Executor {
 
   /** Stops the pools and timers. */
   async destroy(): Promise<void> {
-    this.#deadlines.clear();
+    this.#attempts.clearDeadlines();
     this.#aborter.clear();
     await Promise.all([...this.#parts.pools.values()].map((pool) => pool.destroy()));
   }
 
   #finish(id: number, version: number): Attempt | undefined {
-    const attempt = this.#attempts.get(id);
-    if (!attempt || attempt.job.version !== version) return undefined;
-    this.#attempts.delete(id);
-    this.#deadlines.remove(id);
-    this.#queues.ended(attempt.job.queue);
-    this.#waiting.olderEnded(id);
+    const attempt = this.#attempts.finish(id, version);
+    if (attempt) this.#waiting.olderEnded(id);
     return attempt;
   }
 

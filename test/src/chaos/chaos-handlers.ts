@@ -1,12 +1,18 @@
 // The handler module of the chaos instances. Every kind records its executions in the ledger
 // (NUDGE_CHAOS_LEDGER) and returns its fencing token, so the checks can tell which attempt wrote.
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HandlerContext } from '@nudge/engine';
 import { recordEnd, recordStart } from './ledger.js';
 
 const LEDGER = process.env.NUDGE_CHAOS_LEDGER ?? '';
 
-type Payload = { ms?: number } | undefined;
+type Payload = { ms?: number; untilFile?: string } | undefined;
+
+/** Resolves once `path` exists (checked every 10 ms); rejects when `signal` aborts. */
+async function fileExists(path: string, signal: AbortSignal): Promise<void> {
+  while (!existsSync(path)) await sleep(10, undefined, { signal });
+}
 
 async function recorded(ctx: HandlerContext, body: () => Promise<void>) {
   recordStart(LEDGER, ctx.jobId, ctx.version, ctx.attempt);
@@ -20,15 +26,20 @@ async function recorded(ctx: HandlerContext, body: () => Promise<void>) {
   return { version: ctx.version, pid: process.pid };
 }
 
-/** Works (sleeps) `ms` (default 0) milliseconds, stopping early with an error when aborted. */
+/**
+ * Works (sleeps) `ms` (default 0) milliseconds, or until the file `untilFile` exists (a gate the
+ * scenario opens at a moment of its choosing, whatever the machine's load), stopping early with
+ * an error when aborted.
+ */
 export const work = {
   execution: 'async',
   // Retries at once: recovery times then measure the lease, the sweep and the claim, no backoff.
   backoff: { baseMs: 10, maxMs: 10 },
   handler: (payload: unknown, ctx: HandlerContext) =>
     recorded(ctx, async () => {
-      const ms = (payload as Payload)?.ms ?? 0;
-      if (ms > 0) await sleep(ms, undefined, { signal: ctx.signal });
+      const { ms = 0, untilFile } = (payload as Payload) ?? {};
+      if (untilFile !== undefined) await fileExists(untilFile, ctx.signal);
+      else if (ms > 0) await sleep(ms, undefined, { signal: ctx.signal });
     }),
 } as const;
 

@@ -32,6 +32,7 @@ import {
   type JobContext,
 } from '@nudge/demo';
 import { groupKey, readSliceRows, sqlFigures, type SliceRow, type SqlFigures } from './flights-3m-slice.js';
+import * as demo from '@nudge/demo';
 
 const ROW_GROUPS = [0, 1] as const;
 const TOP_ROUTES = 5;
@@ -177,16 +178,20 @@ describe('the part/merge split', () => {
 
 describe('the part and merge handlers', () => {
   test('flightDelayPart returns the row group partial, and names a bad payload field', async () => {
-    assert.equal(PART_KIND, flightDelayPart.name);
+    assert.equal(
+      PART_KIND,
+      Object.keys(demo).find((name) => demo[name as keyof typeof demo] === flightDelayPart),
+    );
+    assert.equal(flightDelayPart.maxYoungGenerationSizeMb, 128);
     assert.equal(MERGE_KIND, flightDelayMerge.name);
-    assert.deepEqual(await flightDelayPart({ rowGroup: 1 }, context(PART_KIND)), partials[1]);
+    assert.deepEqual(await flightDelayPart.handler({ rowGroup: 1 }, context(PART_KIND)), partials[1]);
     await assert.rejects(
-      flightDelayPart({ rowGroup: 11 }, context(PART_KIND)),
+      flightDelayPart.handler({ rowGroup: 11 }, context(PART_KIND)),
       /row groups 0 to 10 \(asked for 11\)/,
     );
-    await assert.rejects(flightDelayPart({ rowGroup: -1 }, context(PART_KIND)), /payload\.rowGroup/);
+    await assert.rejects(flightDelayPart.handler({ rowGroup: -1 }, context(PART_KIND)), /payload\.rowGroup/);
     await assert.rejects(
-      flightDelayPart({ dataset: 'flights-20k', rowGroup: 0 }, context(PART_KIND)),
+      flightDelayPart.handler({ dataset: 'flights-20k', rowGroup: 0 }, context(PART_KIND)),
       /payload\.dataset/,
     );
   });

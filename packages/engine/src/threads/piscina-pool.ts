@@ -134,6 +134,13 @@ export class PiscinaPool implements ExecutionPool {
         continue;
       }
       this.#run(group, job);
+      // Slots are exact, so Piscina never queues: a job waiting there would wait behind another.
+      if (group.piscina.queueSize > 0) {
+        this.#options.logger.error(
+          { execution: this.execution, kind: job.kind, queued: group.piscina.queueSize },
+          'a job waits in the Piscina queue: the slot count is wrong',
+        );
+      }
     }
     return unplaced;
   }

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { rawQuery } from '@nudge/test-databases';
 import type { ChaosCluster } from '../cluster.js';
 import { LoggedJobs } from '../instance-log.js';
@@ -9,21 +11,24 @@ import { delay, runInCluster } from '../run-scenario.js';
 const LEASE_MS = 1_000;
 /** Jobs the partitioned instance holds, and jobs enqueued during the partition. */
 const JOBS: Record<ChaosSize, number> = { test: 10, ci: 50, full: 200 };
-/** Held jobs end during the partition, so their completions are late writes. */
-const HELD_MS = 2.5 * LEASE_MS;
+/**
+ * Held jobs end this long after the cut (a gate file opens then, whatever the machine's load took
+ * before the cut), inside the partition, so their completions are late writes.
+ */
+const HELD_AFTER_CUT_MS = 1.5 * LEASE_MS;
 const PARTITION_MS = 3 * LEASE_MS;
 /** What the instance logs for each outcome of a lease it had lost (`outcome-writer.ts`). */
 const DISCARDED = 'lease lost: outcome discarded';
 
-/** Enqueues `count` jobs through `url`'s `POST /jobs`, 20 at a time; @returns the job views. */
-async function post(url: string, count: number, ms: number) {
+/** Enqueues `count` jobs of `payload` through `url`'s `POST /jobs`, 20 at a time; @returns the job views. */
+async function post(url: string, count: number, payload: object) {
   const jobs: { id: number; status: string }[] = [];
   for (let i = 0; i < count; i += 20) {
     const batch = Array.from({ length: Math.min(20, count - i) }, async () => {
       const response = await fetch(`${url}/jobs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ kind: 'work', payload: { ms } }),
+        body: JSON.stringify({ kind: 'work', payload }),
       });
       if (response.status !== 201) throw new Error(`POST /jobs answered ${response.status}`);
       return (await response.json()) as { id: number; status: string };
@@ -87,7 +92,8 @@ export const partition: Scenario = {
           // holding the slots is inserted PENDING, and then the later ones queue behind it.
           await slotsFree(a.server.url);
           const firstPostAt = ledgerNow();
-          const posted = await post(a.server.url, count, HELD_MS);
+          const gate = join(cluster.ledgerDir, 'held-jobs-end');
+          const posted = await post(a.server.url, count, { untilFile: gate });
           const held = posted.map((job) => job.id);
           const startedOnA = () =>
             readLedger(cluster.ledgerDir).filter((e) => e.pid === a.pid && held.includes(e.id));
@@ -101,12 +107,14 @@ export const partition: Scenario = {
           // needs no clock comparison across processes.
           const beforeCut = new Set(attemptsOf(cluster, a.pid));
           await proxy.setMode('blackhole');
+          const gateOpened = delay(HELD_AFTER_CUT_MS).then(() => writeFileSync(gate, ''));
           // Jobs to claim during the partition: a must not start any of them.
           const during = await cluster.enqueue(
             Array.from({ length: count }, () => ({ kind: 'work', payload: { ms: 50 } })),
           );
           await cluster.nudgeAll();
           await delay(PARTITION_MS);
+          await gateOpened;
           const startedWhileCut = attemptsOf(cluster, a.pid).filter((key) => !beforeCut.has(key));
           await proxy.setMode('forward');
 
