@@ -10,11 +10,14 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { silentLogger } from '@nudge/core';
 import { createStore } from '@nudge/store';
 import { Engine } from '../dist/index.js';
 
+// pg is the store's dependency, not the engine's.
+const storeRequire = createRequire(import.meta.resolve('@nudge/store'));
 const [jobsArg, msArg, threadsArg, urlArg] = process.argv.slice(2);
 const jobs = Number(jobsArg ?? 400);
 const ms = Number(msArg ?? 20);
@@ -61,9 +64,13 @@ for (;;) {
 }
 
 const schema = `gap_probe_${process.pid}`;
-const store = createStore(url.startsWith('postgres') ? `${url}${url.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}` : url);
+const store = createStore(
+  url.startsWith('postgres')
+    ? `${url}${url.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`
+    : url,
+);
 if (url.startsWith('postgres')) {
-  const { default: pg } = await import('pg');
+  const pg = storeRequire('pg');
   const client = new pg.Client(url);
   await client.connect();
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -82,12 +89,12 @@ engine.start();
 for (;;) {
   const counts = await store.countByStatus();
   if (counts.SUCCEEDED === jobs) break;
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await new Promise((resolve) => setTimeout(resolve, 100));
 }
 await engine.stop();
 await store.close();
 if (url.startsWith('postgres')) {
-  const { default: pg } = await import('pg');
+  const pg = storeRequire('pg');
   const client = new pg.Client(url);
   await client.connect();
   await client.query(`DROP SCHEMA ${schema} CASCADE`);

@@ -227,15 +227,21 @@ export class Executor {
   onResults(execution: ExecutionClass, results: readonly AttemptResult[]): void {
     const queues = new Set<string>();
     const now = performance.now();
+    const ended: Array<[Attempt, AttemptResult]> = [];
     for (const result of results) {
       const attempt = this.#finish(result[0], result[1]);
       if (!attempt) continue;
       queues.add(attempt.job.queue);
+      ended.push([attempt, result]);
+    }
+    // The next claim goes out before the outcomes: it is what the freed threads wait for, and
+    // the outcome writes (their leases stay held until then) can follow it.
+    this.#freed(execution, queues);
+    for (const [attempt, result] of ended) {
       this.#parts.emit('job:ended', { job: attempt.job, execution, durationMs: now - attempt.startedAt });
       const latest = this.#parts.progress.finish(attempt.job.id, attempt.job.version);
       this.#record(attempt, outcomeOfResult(attempt, result, this.#parts.outcomes, latest));
     }
-    this.#freed(execution, queues);
   }
 
   /** Running attempts reported progress: hand it to the throttled writer while their lease is held. */
