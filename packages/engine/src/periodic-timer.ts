@@ -24,10 +24,10 @@ export class PeriodicTimer {
     this.#jitterRatio = jitterRatio;
   }
 
-  /** Schedules the first run one interval from now. */
-  start(): void {
+  /** Schedules the first run `firstDelayMs` from now (default: one interval). */
+  start(firstDelayMs?: number): void {
     this.#running = true;
-    this.#schedule();
+    this.#schedule(firstDelayMs);
   }
 
   /** Cancels the next run; a run in progress finishes. */
@@ -36,7 +36,7 @@ export class PeriodicTimer {
     clearTimeout(this.#timer);
   }
 
-  #schedule(): void {
+  #schedule(delayMs?: number): void {
     if (!this.#running) return;
     this.#timer = setTimeout(
       () => {
@@ -44,7 +44,7 @@ export class PeriodicTimer {
           .catch(this.#onError)
           .finally(() => this.#schedule());
       },
-      jittered(this.#intervalMs, this.#jitterRatio),
+      delayMs ?? jittered(this.#intervalMs, this.#jitterRatio),
     );
   }
 }

@@ -50,8 +50,9 @@ export class Rescuer {
     );
   }
 
+  /** Sweeps at once (an instance starting after a crash recovers what it left), then every interval. */
   start(): void {
-    this.#timer.start();
+    this.#timer.start(0);
   }
 
   stop(): void {
