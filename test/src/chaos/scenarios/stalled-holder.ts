@@ -10,8 +10,9 @@ const JOBS: Record<ChaosSize, number> = { test: 10, ci: 50, full: 200 };
 /**
  * Scenario 4: jobs three leases long keep their lease through heartbeats alone (never swept
  * while their holder lives); then the holder is SIGSTOPped for three leases with such jobs
- * running: the other instance re-claims them with version + 1, and once resumed the stopped
- * holder's heartbeats and completions change nothing.
+ * running (and on until the other instance has re-claimed them all): the other instance
+ * re-claims them with version + 1, and once resumed the stopped holder's heartbeats and
+ * completions change nothing.
  */
 export const stalledHolder: Scenario = {
   id: 4,
@@ -54,6 +55,17 @@ export const stalledHolder: Scenario = {
           (e) => e.pid === a.pid && stalled.includes(e.id) && e.endedAt === undefined,
         ).length;
         await delay(3 * LEASE_MS);
+        // The swept jobs wait out a retry backoff (about a lease) before b can claim them; under
+        // load some were still waiting after 3 leases, and a, resumed, took them itself. Stay
+        // stopped until b holds them all (bounded), so the check below judges the re-claim.
+        for (let waited = 0; waited < 10 * LEASE_MS; waited += 50) {
+          const [row] = await rawQuery<{ n: number | string }>(
+            cluster.db,
+            `SELECT count(*) AS n FROM nudge_jobs WHERE id IN (${stalled.join(',')}) AND version = 1`,
+          );
+          if (Number(row?.n) === 0) break;
+          await delay(50);
+        }
         cluster.resume('a');
         await cluster.mustDrain(30_000, 'phase 2');
         // Let a's late completions and heartbeats reach the database (they must change nothing).
