@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { retrySqliteBusy, retrySqliteBusySync, type JsonValue } from '@nudge/core';
+import { retrySqliteBusy, retrySqliteBusySync, validateJobInputs, type JsonValue } from '@nudge/core';
 import type pg from 'pg';
 import { enqueuePlan, isSingleStatement, type ReturnedRow } from './enqueue-plan.js';
 import {
@@ -12,7 +12,6 @@ import {
 } from './enqueue-executor.js';
 import type { EnqueueResult, JobFor, JobInput } from './job-input.js';
 import type { SqlDialect, SqlQuery } from './sql-dialect.js';
-import { validateJobs } from './validate-job.js';
 
 /** Options of {@link enqueue} and {@link enqueueMany}. */
 export interface EnqueueOptions {
@@ -157,7 +156,7 @@ export async function enqueueMany<Payloads extends object = Record<string, JsonV
   options: EnqueueOptions = {},
 ): Promise<EnqueueResult[]> {
   const inputs = jobs as ReadonlyArray<AnyJob>;
-  validateJobs(inputs);
+  validateJobInputs(inputs);
   const found = detectExecutor(executor, options.dialect);
   if (inputs.length === 0) return [];
   return enqueueDetected(found, inputs);
@@ -196,7 +195,7 @@ export function enqueueManySync<Payloads extends object = Record<string, JsonVal
   jobs: ReadonlyArray<JobFor<Payloads>>,
 ): EnqueueResult[] {
   const inputs = jobs as ReadonlyArray<AnyJob>;
-  validateJobs(inputs);
+  validateJobInputs(inputs);
   const found = detectExecutor(db);
   if (found.type !== 'better-sqlite3') throw new TypeError('enqueueManySync needs a better-sqlite3 Database');
   if (inputs.length === 0) return [];

@@ -1,12 +1,13 @@
-export type { JobInput, JobFor, EnqueueResult } from './job-input.js';
+export type { JobInput, JobOptions, JobFor, EnqueueResult } from './job-input.js';
 export {
-  validateJob,
-  validateJobs,
-  MAX_NAME_LENGTH,
+  validateJobInput as validateJob,
+  validateJobInputs as validateJobs,
+  MAX_KIND_LENGTH,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_DELAY_MS,
   PRIORITY_RANGE,
   MAX_ATTEMPTS_RANGE,
-} from './validate-job.js';
+} from '@nudge/core';
 export type { SqlDialect } from './sql-dialect.js';
 export type { EnqueueExecutor } from './enqueue-executor.js';
 export { enqueue, enqueueMany, enqueueSync, enqueueManySync, type EnqueueOptions } from './enqueue.js';

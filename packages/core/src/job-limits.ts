@@ -21,6 +21,3 @@ export function utf8BytesOver(text: string, limit: number): number | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
   return bytes > limit ? bytes : undefined;
 }
-
-/** Longest `delayMs` an enqueue accepts: 365 days, in ms (31,536,000,000). */
-export const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;

@@ -34,7 +34,11 @@ describe('validateJobInput', () => {
       'INVALID_REQUEST',
       /^\/priority must be an integer from -1000 to 1000 \(got 1001\)$/,
     );
-    refuses({ kind: 'k', maxAttempts: 2.5 }, 'INVALID_REQUEST', /^\/maxAttempts must be an integer from 1 to 1000/);
+    refuses(
+      { kind: 'k', maxAttempts: 2.5 },
+      'INVALID_REQUEST',
+      /^\/maxAttempts must be an integer from 1 to 1000/,
+    );
     refuses({ kind: 'k', maxAttempts: 1001 }, 'INVALID_REQUEST', /^\/maxAttempts/);
     refuses({ kind: 'k', queue: '' }, 'INVALID_REQUEST', /^\/queue must be a queue name/);
     refuses({ kind: 'k', runAt: '2030-01-01T00:00:00Z' }, 'INVALID_REQUEST', /^\/runAt must be a date-time/);
@@ -44,9 +48,13 @@ describe('validateJobInput', () => {
     refuses({ kind: 'k', delayMs: Number.POSITIVE_INFINITY }, 'INVALID_REQUEST', /^\/delayMs/);
     refuses({ kind: 'k', delayMs: 365 * 86_400_000 + 1 }, 'INVALID_REQUEST', /^\/delayMs .*\(365 days\)/);
     refuses({ kind: 'k', delay: 5 }, 'INVALID_REQUEST', /^\/delay is not a job field/);
-    refuses(null, 'INVALID_REQUEST', /^the job must be an object/);
+    refuses(null, 'INVALID_REQUEST', /^the job must be a JSON object with a kind/);
     refuses({ kind: 'k\u0000' }, 'PAYLOAD_UNSTORABLE', /^\/kind contains U\+0000/);
-    refuses({ kind: 'k', idempotencyKey: '\ud800' }, 'PAYLOAD_UNSTORABLE', /^\/idempotencyKey contains a lone/);
+    refuses(
+      { kind: 'k', idempotencyKey: '\ud800' },
+      'PAYLOAD_UNSTORABLE',
+      /^\/idempotencyKey contains a lone/,
+    );
     refuses(
       { kind: 'k', payload: { list: [1, () => 2] } },
       'PAYLOAD_UNSTORABLE',
@@ -55,7 +63,10 @@ describe('validateJobInput', () => {
   });
 
   test('prefixes the pointer it is given', () => {
-    assert.match(jobInputProblem({ kind: 'k', priority: 'high' }, '/jobs/7')?.message ?? '', /^\/jobs\/7\/priority/);
+    assert.match(
+      jobInputProblem({ kind: 'k', priority: 'high' }, '/jobs/7')?.message ?? '',
+      /^\/jobs\/7\/priority/,
+    );
   });
 
   test('a batch names the job at fault by index', () => {

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { NudgeError } from '@nudge/core';
 import { dueTicks, resolveSchedules } from './cron-schedule.js';
 
 const one = (schedule: object) => {
@@ -45,15 +46,6 @@ describe('cron schedules', () => {
       ],
       [[{ name: 'a', cron: 'every day', kind: 'echo' }], /schedule "a": cron "every day" in UTC is invalid/],
       [[{ name: 'a', cron: '0 3 * * *', timezone: 'Mars/Base', kind: 'echo' }], /in Mars\/Base is invalid/],
-      [
-        [{ name: 'a', cron: '0 3 * * *', kind: 'echo', queue: 'no spaces' }],
-        /schedule "a": queue must be a queue name/,
-      ],
-      [[{ name: 'a', cron: '0 3 * * *', kind: 'echo', priority: 5000 }], /priority must be a whole number/],
-      [
-        [{ name: 'a', cron: '0 3 * * *', kind: 'echo', maxAttempts: 0 }],
-        /maxAttempts must be a whole number from 1/,
-      ],
       [[{ name: 'a', cron: '0 3 * * *', kind: 'echo', missed: 'all' }], /missed must be "latest" or "skip"/],
       [
         [
@@ -68,6 +60,31 @@ describe('cron schedules', () => {
         () => resolveSchedules(declared, 'test', new Set(['report', 'echo'])),
         (error: Error) => error instanceof RangeError && message.test(error.message),
         JSON.stringify(declared),
+      );
+    }
+  });
+
+  it("refuses a schedule's job fields with the job contract's code and message", () => {
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ kind: '' }, 'INVALID_REQUEST', '/kind must be a string of 1 to 200 characters (got "")'],
+      [
+        { queue: 'no spaces' },
+        'INVALID_REQUEST',
+        `/queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got "no spaces")`,
+      ],
+      [{ priority: 5000 }, 'INVALID_REQUEST', '/priority must be an integer from -1000 to 1000 (got 5000)'],
+      [{ maxAttempts: 0 }, 'INVALID_REQUEST', '/maxAttempts must be an integer from 1 to 1000 (got 0)'],
+      [{ payload: { n: Number.NaN } }, 'PAYLOAD_UNSTORABLE', '/payload/n: NaN is not a finite number'],
+    ];
+    for (const [fields, code, message] of cases) {
+      const declared = [{ name: 'a', cron: '0 3 * * *', kind: 'echo', ...fields }];
+      assert.throws(
+        () => resolveSchedules(declared, 'test', new Set(['report', 'echo'])),
+        (error: unknown) =>
+          error instanceof NudgeError &&
+          error.code === code &&
+          error.message === `test: schedule "a": ${message}`,
+        JSON.stringify(fields),
       );
     }
   });

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { isQueueName } from '@nudge/core';
+import { jobInputProblem, NudgeError } from '@nudge/core';
 
 /** What to do with ticks that came while no instance was running (see {@link CronSchedule}). */
 export type MissedTicks = 'latest' | 'skip';
@@ -53,8 +53,10 @@ const NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
  * and compiles their expressions.
  * @param kinds - the kinds handled here; a schedule of another kind is refused (omit to skip the check)
  * @throws RangeError naming the schedule and the field at fault: not an array, a missing or bad
- *   name, a repeated name, a bad expression or time zone, an unknown kind, a bad queue, priority,
- *   maxAttempts or missed policy, or a payload that is not JSON
+ *   name, a repeated name, a bad expression or time zone, an unknown kind or a bad missed policy
+ * @throws NudgeError naming the schedule, with the code and message of the job contract of
+ *   `@nudge/core` for a bad kind, payload, queue, priority or maxAttempts (`INVALID_REQUEST`,
+ *   `PAYLOAD_UNSTORABLE`, `PAYLOAD_TOO_DEEP`)
  */
 export function resolveSchedules(
   declared: unknown,
@@ -72,10 +74,22 @@ export function resolveSchedules(
     const at = `${source}: schedule "${s.name}"`;
     if (seen.has(s.name)) throw new RangeError(`${at} is declared twice`);
     seen.add(s.name);
-    if (typeof s.kind !== 'string' || s.kind === '') throw new RangeError(`${at}: kind must be a kind name`);
-    if (kinds && !kinds.has(s.kind))
+    // The job fields follow the job contract of `@nudge/core`, as every enqueue path does.
+    const job = {
+      kind: s.kind,
+      payload: s.payload,
+      queue: s.queue,
+      priority: s.priority,
+      maxAttempts: s.maxAttempts,
+    };
+    const refused = jobInputProblem(
+      Object.fromEntries(Object.entries(job).filter(([, value]) => value !== undefined)),
+    );
+    if (refused) throw new NudgeError(refused.code, `${at}: ${refused.message}`);
+    const kind = s.kind as string;
+    if (kinds && !kinds.has(kind))
       throw new RangeError(
-        `${at}: kind "${s.kind}" is not handled here (kinds: ${[...kinds].sort().join(', ')})`,
+        `${at}: kind "${kind}" is not handled here (kinds: ${[...kinds].sort().join(', ')})`,
       );
     const timezone = s.timezone ?? 'UTC';
     if (typeof timezone !== 'string')
@@ -89,30 +103,17 @@ export function resolveSchedules(
     } catch (error) {
       throw new RangeError(`${at}: cron "${s.cron}" in ${timezone} is invalid: ${(error as Error).message}`);
     }
-    if (s.queue !== undefined && (typeof s.queue !== 'string' || !isQueueName(s.queue)))
-      throw new RangeError(`${at}: queue must be a queue name (1 to 100 letters, digits, '_', '.' or '-')`);
-    if (s.priority !== undefined && !(Number.isInteger(s.priority) && Math.abs(s.priority as number) <= 1000))
-      throw new RangeError(`${at}: priority must be a whole number from -1000 to 1000`);
-    if (s.maxAttempts !== undefined && !(Number.isInteger(s.maxAttempts) && (s.maxAttempts as number) >= 1))
-      throw new RangeError(`${at}: maxAttempts must be a whole number from 1`);
     const missed = s.missed ?? 'latest';
     if (missed !== 'latest' && missed !== 'skip')
       throw new RangeError(`${at}: missed must be "latest" or "skip"`);
-    if (s.payload !== undefined) {
-      try {
-        JSON.stringify(s.payload);
-      } catch {
-        throw new RangeError(`${at}: payload must be JSON`);
-      }
-    }
     return {
       name: s.name,
       cron: s.cron,
       timezone,
-      kind: s.kind,
+      kind,
       missed,
       ...(s.payload === undefined ? {} : { payload: s.payload }),
-      ...(s.queue === undefined ? {} : { queue: s.queue }),
+      ...(s.queue === undefined ? {} : { queue: s.queue as string }),
       ...(s.priority === undefined ? {} : { priority: s.priority as number }),
       ...(s.maxAttempts === undefined ? {} : { maxAttempts: s.maxAttempts as number }),
       nextTick: (after: Date) => cron.nextRun(after),

@@ -262,7 +262,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    * Producers that write through the store directly (`POST /jobs/batch`) call it first. A kind
    * the module does not export is returned as given.
    * @throws NudgeError `PAYLOAD_INVALID` naming the JSON Pointer of the first value at fault and
-   *   what the schema expects there, e.g. `payload/to must be string (got 5)`
+   *   what the schema expects there, e.g. `/payload/to must be string (got 5)`
    */
   prepareEnqueue(input: EnqueueInput): EnqueueInput {
     return this.#registry.prepare(input);
@@ -470,7 +470,7 @@ function checkSchedules(
   } catch (error) {
     throw new NudgeError('HANDLERS_INVALID', (error as Error).message, { cause: error });
   }
-  const all = [...schedules, ...resolveSchedules(configured, 'NUDGE_SCHEDULES', kinds)];
+  const all = [...schedules, ...resolveSchedules(configured, 'the schedules option', kinds)];
   const names = new Set<string>();
   for (const { name } of all) {
     if (names.has(name))

@@ -14,7 +14,6 @@ export type {
   KindInfo,
   ProgressValue,
 } from './threads/handler.js';
-export { MAX_FOLLOW_UP_DELAY_MS } from './threads/follow-up.js';
 export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';

@@ -21,14 +21,14 @@ describe('payload check', () => {
   });
 
   it('names the first value at fault by its JSON Pointer, escaped as RFC 6901 says', () => {
-    assert.equal(check({}), 'payload/a~1b~0c is required');
-    assert.equal(check({ 'a/b~c': 0 }), 'payload/a~1b~0c must be >= 1 (got 0)');
-    assert.equal(check({ 'a/b~c': 1, x: 1 }), 'payload/x is not allowed');
+    assert.equal(check({}), '/payload/a~1b~0c is required');
+    assert.equal(check({ 'a/b~c': 0 }), '/payload/a~1b~0c must be >= 1 (got 0)');
+    assert.equal(check({ 'a/b~c': 1, x: 1 }), '/payload/x is not allowed');
     assert.equal(
       check({ 'a/b~c': 1, list: [{ at: '2030-01-01T00:00:00Z' }, { at: 'soon' }] }),
-      'payload/list/1/at must match format "date-time" (got "soon")',
+      '/payload/list/1/at must match format "date-time" (got "soon")',
     );
-    assert.equal(check('x'.repeat(100)), `payload must be object (got "${'x'.repeat(56)}...)`);
+    assert.equal(check('x'.repeat(100)), `/payload must be object (got "${'x'.repeat(56)}...)`);
   });
 
   it('refuses a schema it cannot compile', () => {

@@ -4,8 +4,8 @@ import type { JsonSchema } from './threads/handler.js';
 
 /**
  * Checks a payload against a kind's schema: `undefined` when it matches, otherwise what is wrong
- * with the first value at fault, led by its JSON Pointer under `payload`:
- * `payload/to must be string (got 5)`, `payload/to is required`.
+ * with the first value at fault, led by its JSON Pointer in the job:
+ * `/payload/to must be string (got 5)`, `/payload/to is required`.
  */
 export type PayloadCheck = (payload: unknown) => string | undefined;
 
@@ -43,12 +43,12 @@ const segment = (name: string): string => name.replace(/~/g, '~0').replace(/\//g
 function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
-    return `payload${error.instancePath}/${segment(params.missingProperty)} is required`;
+    return `/payload${error.instancePath}/${segment(params.missingProperty)} is required`;
   }
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
-    return `payload${error.instancePath}/${segment(params.additionalProperty)} is not allowed`;
+    return `/payload${error.instancePath}/${segment(params.additionalProperty)} is not allowed`;
   }
-  return `payload${error.instancePath} ${error.message ?? 'is invalid'} (got ${preview(error.data)})`;
+  return `/payload${error.instancePath} ${error.message ?? 'is invalid'} (got ${preview(error.data)})`;
 }
 
 /**
@@ -60,6 +60,6 @@ export function compilePayloadCheck(schema: JsonSchema): PayloadCheck {
   return (payload) => {
     if (validate(payload)) return undefined;
     const first = validate.errors?.[0];
-    return first ? describe(first) : 'payload does not match the schema';
+    return first ? describe(first) : '/payload does not match the schema';
   };
 }

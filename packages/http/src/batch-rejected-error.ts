@@ -12,7 +12,12 @@ export class BatchRejectedError extends NudgeError {
   readonly problems: readonly BatchProblem[];
 
   constructor(problems: readonly BatchProblem[], size: number) {
-    const quoted = problems.slice(0, QUOTED).map((p) => `jobs/${p.index}: ${p.message}`);
+    // A message that names a field by its JSON Pointer gets the job's pointer in front of it.
+    const quoted = problems
+      .slice(0, QUOTED)
+      .map((p) =>
+        p.message.startsWith('/') ? `/jobs/${p.index}${p.message}` : `/jobs/${p.index}: ${p.message}`,
+      );
     const more = problems.length > QUOTED ? `; … (see errors)` : '';
     super(
       'INVALID_BATCH',

@@ -1,20 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { QUEUE_NAME_PATTERN, type JsonValue } from '@nudge/core';
-import { MAX_DELAY_MS, type EnqueueInput } from '@nudge/store';
+import {
+  JOB_FIELD_EXPECTED,
+  MAX_ATTEMPTS_RANGE,
+  MAX_DELAY_MS,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_KIND_LENGTH,
+  PRIORITY_RANGE,
+  QUEUE_NAME_PATTERN,
+  jobInputProblem,
+  type JsonValue,
+} from '@nudge/core';
+import type { EnqueueInput } from '@nudge/store';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
+import { checkBodyWith } from './typebox-validator-compiler.js';
 
-/** Longest job kind accepted, in characters. */
-export const MAX_KIND_LENGTH = 200;
-/** Longest idempotency key accepted, in characters. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
-/** Range of `priority`; lower runs first. */
-export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
-/** How a validation message describes a queue name. */
-export const QUEUE_NAME_EXPECTED = "a queue name: 1 to 100 letters, digits, '_', '.' or '-'";
-
-/** Range of `maxAttempts`. */
-export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
+/** How a validation message describes a queue name (the job contract's words). */
+export const QUEUE_NAME_EXPECTED = JOB_FIELD_EXPECTED.queue;
 
 /**
  * Body of `POST /jobs`. Only `kind` is required; an omitted `maxAttempts` takes the kind's
@@ -29,22 +31,28 @@ export const createJobBodySchema = Type.Object(
     kind: Type.String({
       minLength: 1,
       maxLength: MAX_KIND_LENGTH,
+      [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.kind,
       description: 'Name of the handler to run; one of the kinds the handler module exports.',
     }),
     payload: Type.Optional(Type.Unknown({ description: 'Handler input, any JSON value. Default `{}`.' })),
     queue: Type.Optional(
       Type.String({
         pattern: QUEUE_NAME_PATTERN,
-        [EXPECTED_KEYWORD]: QUEUE_NAME_EXPECTED,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.queue,
         description: 'The named queue the job waits in. Default `default`.',
       }),
     ),
-    priority: Type.Optional(Type.Integer({ ...PRIORITY_RANGE, description: 'Lower runs first. Default 0.' })),
+    priority: Type.Optional(
+      Type.Integer({
+        ...PRIORITY_RANGE,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.priority,
+        description: 'Lower runs first. Default 0.',
+      }),
+    ),
     runAt: Type.Optional(
       Type.String({
         format: DATE_TIME_FORMAT,
-        [EXPECTED_KEYWORD]:
-          'an ISO-8601 date-time with a time zone from 1970 to 9999, such as 2030-01-01T09:00:00Z',
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.runAt,
         description: 'Earliest start. Default: now.',
       }),
     ),
@@ -52,6 +60,7 @@ export const createJobBodySchema = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_DELAY_MS,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.delayMs,
         description:
           "Earliest start as a delay from the database's clock at insert, in ms (at most 365 days). Not with runAt.",
       }),
@@ -59,6 +68,7 @@ export const createJobBodySchema = Type.Object(
     maxAttempts: Type.Optional(
       Type.Integer({
         ...MAX_ATTEMPTS_RANGE,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.maxAttempts,
         description: "Attempts before the job is FAILED. Default: the kind's declared maxAttempts, else 5.",
       }),
     ),
@@ -66,6 +76,7 @@ export const createJobBodySchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.idempotencyKey,
         description:
           'While a job of this kind with this key is kept, enqueueing it again creates nothing and answers the existing job.',
       }),
@@ -73,6 +84,10 @@ export const createJobBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// The schema documents the body and types it; the job contract of `@nudge/core` checks it, so
+// `POST /jobs` answers with the same code and message as every other enqueue path.
+checkBodyWith(createJobBodySchema, (body) => jobInputProblem(body, '', 'text'));
 
 /** The static type of {@link createJobBodySchema}. */
 export type CreateJobBody = Static<typeof createJobBodySchema>;

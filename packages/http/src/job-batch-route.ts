@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { NudgeError } from '@nudge/core';
-import { assertStorableInput, type EnqueueInput, type Store } from '@nudge/store';
+import { jobInputProblem, NudgeError } from '@nudge/core';
+import type { EnqueueInput, Store } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import type { ClaimEngine } from './claim-engine.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
-import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
-import { describeValueError } from './describe-value-error.js';
+import { toEnqueueInput, type CreateJobBody } from './create-job-body.js';
 import { errorBodySchema, type BatchProblem } from './error-body.js';
 import { jobViewSchema, toJobView } from './job-view.js';
 import { unknownKindError } from './unknown-kind-error.js';
@@ -26,8 +24,6 @@ export const createJobBatchBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const checkJob = TypeCompiler.Compile(createJobBodySchema);
-
 /** The answer: each job's view in input order, and whether this batch created it. */
 const batchAnswerSchema = Type.Object({
   jobs: Type.Array(
@@ -43,23 +39,16 @@ const batchAnswerSchema = Type.Object({
 /** Job `index` as it will be stored, or why it cannot be. */
 function prepare(job: unknown, index: number, engine: ClaimEngine): EnqueueInput | BatchProblem {
   const { kinds } = engine;
-  if (!checkJob.Check(job)) {
-    const first = checkJob.Errors(job).First();
-    const field = first?.path.slice(1) || 'the job';
-    return {
-      index,
-      code: 'INVALID_REQUEST',
-      message: `${field} ${first ? describeValueError(first) : 'is invalid'}`,
-    };
-  }
-  if (!kinds.includes(job.kind)) {
-    return { index, code: 'UNKNOWN_KIND', message: unknownKindError(job.kind, kinds).message };
+  const refused = jobInputProblem(job, '', 'text');
+  if (refused) return { index, code: refused.code, message: refused.message };
+  // The job contract accepted it, so it has the body's shape.
+  const body = job as CreateJobBody;
+  if (!kinds.includes(body.kind)) {
+    return { index, code: 'UNKNOWN_KIND', message: unknownKindError(body.kind, kinds).message };
   }
   try {
-    const input = toEnqueueInput(job);
-    assertStorableInput(input);
     // The kind's defaults, and its schema (PAYLOAD_INVALID).
-    return engine.prepareEnqueue(input);
+    return engine.prepareEnqueue(toEnqueueInput(body));
   } catch (error) {
     if (error instanceof NudgeError) return { index, code: error.code, message: error.message };
     throw error;

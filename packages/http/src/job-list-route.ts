@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { JOB_STATUSES, NudgeError, QUEUE_NAME_PATTERN } from '@nudge/core';
+import { JOB_STATUSES, MAX_KIND_LENGTH, NudgeError, QUEUE_NAME_PATTERN } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import { MAX_KIND_LENGTH, QUEUE_NAME_EXPECTED } from './create-job-body.js';
+import { QUEUE_NAME_EXPECTED } from './create-job-body.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 import { errorBodySchema } from './error-body.js';
 import { jobViewSchema, toJobView } from './job-view.js';

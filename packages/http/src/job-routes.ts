@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NudgeError } from '@nudge/core';
-import { assertEnqueueDelay, type Store } from '@nudge/store';
+import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { errorBodySchema } from './error-body.js';
@@ -22,7 +22,7 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 /**
  * The jobs resource.
  *
- * - `POST /jobs` validates the body ({@link createJobBodySchema}), refuses a kind the engine has
+ * - `POST /jobs` validates the body by the job contract of `@nudge/core` (documented as {@link createJobBodySchema}), refuses a kind the engine has
  *   no handler for (`400 UNKNOWN_KIND`), enqueues the job through the engine (which starts it at
  *   once when this instance has a free slot and nothing due should run first, else requests a
  *   claim) and answers `201` with the job's view and a `Location` header. A job whose kind and
@@ -31,7 +31,7 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   JSON Pointer. `delayMs` with `runAt` answers `400 INVALID_REQUEST` naming both. The kind's
  *   declared `maxAttempts` and `queue` fill in what the body omits, and a payload that does not
  *   match the kind's `schema` answers `400 PAYLOAD_INVALID` naming the JSON Pointer of the first
- *   value at fault (`body/payload/to must be string (got 5)`). A refused request writes nothing.
+ *   value at fault (`/payload/to must be string (got 5)`). A refused request writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
@@ -46,19 +46,9 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
     async (request, reply) => {
       const { kind } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
-      const input = toEnqueueInput(request.body);
-      // The body's shape before its payload: both start times given is a malformed request.
-      const job = await Promise.resolve()
-        .then(() => assertEnqueueDelay(input))
-        .then(() => engine.enqueue(input))
-        .catch((error: unknown) => {
-          // The engine and the store refuse a payload (schema, storability) or a delay; name
-          // the field as validation does.
-          if (error instanceof NudgeError && error.statusCode === 400) {
-            throw new NudgeError(error.code, `body/${error.message}`);
-          }
-          throw error;
-        });
+      // The body passed the job contract (shape, limits, storability); the engine applies the
+      // kind's defaults and schema, whose messages name the JSON Pointer in the body as well.
+      const job = await engine.enqueue(toEnqueueInput(request.body));
       metrics?.enqueued([job]);
       // An existing idempotency key: nothing was created, the existing job is the answer.
       void reply.code(job.created ? 201 : 200).header('location', `/jobs/${job.id}`);

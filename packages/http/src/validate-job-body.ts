@@ -1,28 +1,19 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { NudgeError } from '@nudge/core';
-import { assertEnqueueDelay, assertStorableInput, type EnqueueInput } from '@nudge/store';
-import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
-import { describeValueError } from './describe-value-error.js';
-
-const checkJob = TypeCompiler.Compile(createJobBodySchema);
+import { jobInputProblem } from '@nudge/core';
+import type { EnqueueInput } from '@nudge/store';
+import { toEnqueueInput, type CreateJobBody } from './create-job-body.js';
 
 /**
- * Checks one job written as the body of `POST /jobs` (a parsed JSON value) by the same rules
- * the route applies, and returns the store's input for it. Kinds and the kinds' payload schemas
- * are not checked: that needs the handler module. Used by `nudge enqueue`.
+ * Checks one job written as the body of `POST /jobs` (a parsed JSON value, `runAt` as ISO-8601
+ * text) by the job contract of `@nudge/core`, as the route does, and returns the store's input
+ * for it. Kinds and the kinds' payload schemas are not checked: that needs the handler module.
+ * Used by `nudge enqueue`.
  *
- * @throws NudgeError `INVALID_REQUEST` naming the first field at fault and what to fix
- *   (`priority must be <= 1000 (got 5000)`, `delayMs` with `runAt`); `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP` for a
- *   payload no dialect stores alike
+ * @throws NudgeError `INVALID_REQUEST` naming the field by its JSON Pointer and what to fix
+ *   (`/priority must be an integer from -1000 to 1000 (got 5000)`, `delayMs` with `runAt`);
+ *   `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP` for a payload no dialect stores alike
  */
 export function validateJobBody(job: unknown): EnqueueInput {
-  if (!checkJob.Check(job)) {
-    const first = checkJob.Errors(job).First();
-    const field = first?.path.slice(1) || 'the job';
-    throw new NudgeError('INVALID_REQUEST', `${field} ${first ? describeValueError(first) : 'is invalid'}`);
-  }
-  const input = toEnqueueInput(job);
-  assertEnqueueDelay(input);
-  assertStorableInput(input);
-  return input;
+  const problem = jobInputProblem(job, '', 'text');
+  if (problem) throw problem;
+  return toEnqueueInput(job as CreateJobBody);
 }

@@ -1,4 +1,4 @@
-import { findUnstorableJsonText, NudgeError, unstorableText } from '@nudge/core';
+import { findUnstorableJsonText, jobInputProblem, NudgeError } from '@nudge/core';
 import type { CompleteInput } from './store.js';
 
 /**
@@ -15,26 +15,25 @@ export function hasFollowUps(items: readonly CompleteInput[]): boolean {
 }
 
 /**
- * Refuses follow-ups that the two dialects would not store alike (as `assertStorableInput` does
- * for enqueues), before anything of the batch is written. `payloadJson` must be JSON text as
- * `JSON.stringify` writes it; it is scanned, not parsed.
- * @throws NudgeError `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP`, naming the job and follow-up
+ * Refuses follow-ups that break the job contract of `@nudge/core` or that the two dialects would
+ * not store alike (as `assertStorableInput` does for enqueues), before anything of the batch is
+ * written. `payloadJson` must be JSON text as `JSON.stringify` writes it; it is scanned, not parsed.
+ * @throws NudgeError `INVALID_REQUEST`, `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP`, naming the job
+ *   and the follow-up's JSON Pointer
  */
 export function assertStorableFollowUps(items: readonly CompleteInput[]): void {
   for (const item of items) {
     item.followUps?.forEach((followUp, index) => {
-      const where = `job ${item.id}: followUps/${index}/`;
-      const kindProblem = followUp.kind === '' ? 'is empty' : unstorableText(followUp.kind);
-      if (kindProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}kind ${kindProblem}`);
-      const key = followUp.idempotencyKey;
-      const keyProblem = key === undefined ? undefined : unstorableText(key);
-      if (keyProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}idempotencyKey ${keyProblem}`);
+      const where = `job ${item.id}: /followUps/${index}`;
+      const { payloadJson: _payloadJson, ...options } = followUp;
+      const refused = jobInputProblem(options, `/followUps/${index}`);
+      if (refused) throw new NudgeError(refused.code, `job ${item.id}: ${refused.message}`);
       const problem =
         followUp.payloadJson === undefined ? undefined : findUnstorableJsonText(followUp.payloadJson);
       if (problem) {
         throw new NudgeError(
           problem.problem === 'too-deep' ? 'PAYLOAD_TOO_DEEP' : 'PAYLOAD_UNSTORABLE',
-          `${where}payload: ${problem.reason}`,
+          `${where}/payload: ${problem.reason}`,
         );
       }
     });

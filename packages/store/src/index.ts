@@ -5,4 +5,4 @@ export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
 export type { PgConnectionMode } from './postgres/pg-connections.js';
 export { assertStorableInput } from './storable-input.js';
-export { assertEnqueueDelay, MAX_DELAY_MS } from './enqueue-delay.js';
+export { MAX_DELAY_MS } from '@nudge/core';

@@ -1,32 +1,25 @@
-import { findUnstorableJson, NudgeError, toStorableError, unstorableText } from '@nudge/core';
-import { assertEnqueueDelay } from './enqueue-delay.js';
+import {
+  NudgeError,
+  toStorableError,
+  unstorableText,
+  validateJobInput,
+  validateJobInputs,
+} from '@nudge/core';
 import type { EnqueueInput, FailInput } from './store.js';
 import type { ListJobsQuery } from './store-types.js';
 
 /**
- * Refuses a job that the two dialects would not store alike, before anything is written: a kind
- * or payload string with U+0000 or a lone surrogate, a payload nested deeper than
- * `MAX_JSON_DEPTH`, a number that is not finite; also a `delayMs` out of range or given with
- * `runAt` (see {@link assertEnqueueDelay}). Every enqueue of both stores calls it, so a refused
- * batch writes nothing.
+ * Refuses a job that breaks the job contract of `@nudge/core` (`validateJobInput`) before
+ * anything is written: the fields' shapes and limits, `delayMs` with `runAt`, and text or a
+ * payload the two dialects would not store alike. Every enqueue of both stores calls it, so a
+ * refused batch writes nothing.
  *
- * @param where - how the message names the job, e.g. `jobs/3/` in a batch; `''` for a single job
- * @throws NudgeError `PAYLOAD_TOO_DEEP` or `PAYLOAD_UNSTORABLE`, naming the JSON Pointer at fault
- * @throws NudgeError `INVALID_REQUEST` for a bad `delayMs`
+ * @param pointer - the job's JSON Pointer in a batch, e.g. `/jobs/3`; `''` for a single job
+ * @throws NudgeError `INVALID_REQUEST` naming the field; `PAYLOAD_TOO_DEEP` or
+ *   `PAYLOAD_UNSTORABLE` naming the JSON Pointer at fault
  */
-export function assertStorableInput(input: EnqueueInput, where = ''): void {
-  assertEnqueueDelay(input, where);
-  const kindProblem = unstorableText(input.kind);
-  if (kindProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}kind ${kindProblem}`);
-  const keyProblem = input.idempotencyKey === undefined ? undefined : unstorableText(input.idempotencyKey);
-  if (keyProblem) throw new NudgeError('PAYLOAD_UNSTORABLE', `${where}idempotencyKey ${keyProblem}`);
-  if (input.payload === undefined) return;
-  const problem = findUnstorableJson(input.payload);
-  if (!problem) return;
-  throw new NudgeError(
-    problem.problem === 'too-deep' ? 'PAYLOAD_TOO_DEEP' : 'PAYLOAD_UNSTORABLE',
-    `${where}payload${problem.path}: ${problem.reason}`,
-  );
+export function assertStorableInput(input: EnqueueInput, pointer = ''): void {
+  validateJobInput(input, pointer);
 }
 
 /**
@@ -44,9 +37,9 @@ export function assertStorableFilter(query: ListJobsQuery): void {
   }
 }
 
-/** {@link assertStorableInput} for each job of a batch, naming the first at fault by its index. */
+/** {@link assertStorableInput} for each job of a batch, naming the first at fault as `/jobs/<index>`. */
 export function assertStorableInputs(inputs: readonly EnqueueInput[]): void {
-  inputs.forEach((input, index) => assertStorableInput(input, inputs.length > 1 ? `jobs/${index}/` : ''));
+  validateJobInputs(inputs);
 }
 
 /**

@@ -1,40 +1,15 @@
-import type { Job, JsonValue, JobStatus } from '@nudge/core';
+import type { Job, JobInput, JobOptions, JsonValue, JobStatus } from '@nudge/core';
 
 // The inputs and results of the Store methods (see store.ts); the instance registry's are in
 // instance-types.ts, the stats' in stats-types.ts.
 
-/** A new job. Omitted fields take the database defaults. */
-export interface EnqueueInput {
-  /** Handler name; a non-empty string. */
-  readonly kind: string;
-  /** Handler input. @defaultValue `{}` */
-  readonly payload?: JsonValue;
-  /** The named queue it waits in; a non-empty string. @defaultValue `'default'` */
-  readonly queue?: string;
-  /** Lower runs first. @defaultValue 0 */
-  readonly priority?: number;
-  /**
-   * Earliest start. A time after the database's now stores the job as `SCHEDULED`; the scheduler
-   * makes it `PENDING` once due. Exclusive with `delayMs`. @defaultValue the database's `now()`
-   * at insert
-   */
-  readonly runAt?: Date;
-  /**
-   * Earliest start as a delay from the database's clock at insert, in ms, from 0 to
-   * `MAX_DELAY_MS` (365 days): `run_at` is computed inside the insert (`now() + delay`), so the
-   * producer's clock plays no part. Above 0 the job is stored `SCHEDULED` and never claimed by
-   * {@link Store.enqueueAndClaim}. Exclusive with `runAt`. @defaultValue 0
-   */
-  readonly delayMs?: number;
-  /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
-  readonly maxAttempts?: number;
-  /**
-   * Makes the enqueue idempotent: while a job of the same kind with this key is kept, enqueueing
-   * it again writes nothing and returns that job (`created: false`), also under concurrent
-   * producers. @defaultValue none
-   */
-  readonly idempotencyKey?: string;
-}
+/**
+ * A new job: the job contract of `@nudge/core` (`JobInput`), checked by every enqueue
+ * (`validateJobInput`). Omitted fields take the database defaults. A `runAt` after the database's
+ * now, or a `delayMs` above 0 (counted inside the insert, `now() + delay`), stores the job
+ * `SCHEDULED`; such a job is never claimed by {@link Store.enqueueAndClaim}.
+ */
+export type EnqueueInput = JobInput<string, JsonValue>;
 
 /** A job as an enqueue left it, and whether this call wrote it (`false`: its key existed). */
 export type EnqueuedJob = Job & { readonly created: boolean };
@@ -156,29 +131,15 @@ export interface SelfClaimInput {
 }
 
 /**
- * A job a successful attempt enqueues (`ctx.enqueue`), inserted with the completion and only if
- * the completion is recorded. Omitted fields take the database defaults, as in {@link EnqueueInput}.
+ * A follow-up job recorded by `ctx.enqueue`, inserted with its parent's completion: the job
+ * options of `@nudge/core`, with the payload as JSON text (not parsed again; `'{}'` when omitted).
+ * A `delayMs` counts from the database's now at completion.
  */
-export interface FollowUpInput {
-  /** Handler name; a non-empty string. */
+export interface FollowUpInput extends JobOptions {
+  /** Handler name. */
   readonly kind: string;
-  /** The payload as JSON text (not parsed again). @defaultValue `'{}'` */
+  /** The payload as JSON text. @defaultValue `'{}'` */
   readonly payloadJson?: string;
-  /** @defaultValue `'default'` */
-  readonly queue?: string;
-  /** Lower runs first. @defaultValue 0 */
-  readonly priority?: number;
-  /**
-   * Earliest start. With neither `runAt` nor `delayMs` the job is due at once. A time after the
-   * database's now stores the job as `SCHEDULED`.
-   */
-  readonly runAt?: Date;
-  /** Earliest start as ms after the database's now at completion; ignored with `runAt`. */
-  readonly delayMs?: number;
-  /** @defaultValue 5 */
-  readonly maxAttempts?: number;
-  /** As in {@link EnqueueInput}: an existing job of the same kind and key makes this one a no-op. */
-  readonly idempotencyKey?: string;
 }
 
 /** A successful attempt to record. */

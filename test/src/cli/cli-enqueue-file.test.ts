@@ -80,7 +80,7 @@ for (const dialect of DIALECTS) {
       assert.equal(run.code, 1);
       assert.equal(
         run.stderr,
-        'nudge: line 1400: INVALID_REQUEST: priority must be a whole number (got "high"); nothing of lines 1001-1400 was written (lines 1-1000 were: 1000 jobs in 1 batch)\n',
+        'nudge: line 1400: INVALID_REQUEST: /priority must be an integer from -1000 to 1000 (got "high"); nothing of lines 1001-1400 was written (lines 1-1000 were: 1000 jobs in 1 batch)\n',
       );
       assert.equal(run.stdout, '');
       assert.equal(await count('partial'), 1000);

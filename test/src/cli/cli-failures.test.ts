@@ -56,12 +56,12 @@ describe('nudge failures', () => {
       [
         ['enqueue', 'k', '--priority', '5000'],
         {},
-        /^nudge: INVALID_REQUEST: priority must be <= 1000 \(got 5000\)\n$/,
+        /^nudge: INVALID_REQUEST: \/priority must be an integer from -1000 to 1000 \(got 5000\)\n$/,
       ],
       [
         ['enqueue', 'k', '--run-at', 'tomorrow'],
         {},
-        /^nudge: INVALID_REQUEST: runAt must be an ISO-8601 date-time/,
+        /^nudge: INVALID_REQUEST: \/runAt must be a date-time from 1970 to 9999 with a time zone/,
       ],
       [
         ['enqueue', '--file', '/nonexistent/jobs.ndjson'],

@@ -147,18 +147,22 @@ for (const dialect of DIALECTS) {
           [
             [{ kind: 'greet' }, { kind: 'greet', priority: 1.5 }],
             'INVALID_REQUEST',
-            /^jobs\/1\/priority must be an integer/,
+            /^\/jobs\/1\/priority must be an integer/,
           ],
-          [[{ kind: '' }], 'INVALID_REQUEST', /^kind must be a string of 1 to 200/],
+          [[{ kind: '' }], 'INVALID_REQUEST', /^\/kind must be a string of 1 to 200/],
           [[{ kind: 'greet', maxAttempts: 0 }], 'INVALID_REQUEST', /maxAttempts/],
-          [[{ kind: 'greet', runAt: new Date('x') }], 'INVALID_REQUEST', /runAt must be a valid Date/],
+          [
+            [{ kind: 'greet', runAt: new Date('x') }],
+            'INVALID_REQUEST',
+            /^\/runAt must be a date-time from 1970 to 9999 .*\(got Invalid Date\)$/,
+          ],
           [[{ kind: 'greet', delayMs: -1 }], 'INVALID_REQUEST', /delayMs/],
           [[{ kind: 'greet', delayMs: 1, runAt: new Date() }], 'INVALID_REQUEST', /cannot both/],
-          [[{ kind: 'greet', colour: 'red' }], 'INVALID_REQUEST', /colour is not a job field/],
+          [[{ kind: 'greet', colour: 'red' }], 'INVALID_REQUEST', /^\/colour is not a job field/],
           [
             [{ kind: 'greet' }, { kind: 'greet', payload: { a: 'x\u0000' } }],
             'PAYLOAD_UNSTORABLE',
-            /^jobs\/1\/payload\/a:/,
+            /^\/jobs\/1\/payload\/a:/,
           ],
           [[{ kind: 'greet', payload: { n: Number.NaN } }], 'PAYLOAD_UNSTORABLE', /payload\/n/],
           [

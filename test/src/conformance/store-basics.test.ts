@@ -55,19 +55,23 @@ describeStore('basics', (t) => {
     await refused(
       () => t.store.enqueueMany([{ kind: 'a' }, { kind: 'a', payload: { s: 'x\u0000' } }]),
       'PAYLOAD_UNSTORABLE',
-      /^jobs\/1\/payload\/s: a string contains U\+0000/,
+      /^\/jobs\/1\/payload\/s: a string contains U\+0000/,
     );
     await refused(
       () => t.store.enqueue({ kind: 'a', payload: deep as never }),
       'PAYLOAD_TOO_DEEP',
-      /^payload(\/d){100}:/,
+      /^\/payload(\/d){100}:/,
     );
     await refused(
       () => t.store.enqueueAndClaim({ kind: 'a', payload: ['\udc00'] }, claim),
       'PAYLOAD_UNSTORABLE',
-      /^payload\/0: a string contains a lone UTF-16 surrogate/,
+      /^\/payload\/0: a string contains a lone UTF-16 surrogate/,
     );
-    await refused(() => t.store.enqueue({ kind: 'a\u0000' }), 'PAYLOAD_UNSTORABLE', /^kind contains U\+0000/);
+    await refused(
+      () => t.store.enqueue({ kind: 'a\u0000' }),
+      'PAYLOAD_UNSTORABLE',
+      /^\/kind contains U\+0000/,
+    );
     const counts = await t.store.countByStatus();
     assert.equal(
       Object.values(counts).reduce((sum, n) => sum + n, 0),

@@ -63,12 +63,12 @@ describeEngine('handler progress, result limit and attempt history', (t) => {
       /^RangeError: ctx.progress: percent must be a number from 0 to 100 \(got -1\)/,
       /^RangeError: ctx.progress: the value is 50\d\d bytes of JSON, more than the limit of 4096/,
       /^TypeError: ctx.progress: the value at "\/text" cannot be stored: a string contains U\+0000/,
-      /^TypeError: ctx.enqueue: kind must be a non-empty string/,
-      /^TypeError: ctx.enqueue: payload\/s cannot be stored: .*lone UTF-16 surrogate/,
-      /^TypeError: ctx.enqueue: priority must be a whole number \(got 1.5\)/,
-      /^RangeError: ctx.enqueue: delayMs must be from 0 to/,
-      /^TypeError: ctx.enqueue: give runAt or delayMs, not both/,
-      /^RangeError: ctx.enqueue: maxAttempts must be from 1 to/,
+      /^NudgeError: \/kind must be a string of 1 to 200 characters \(got ""\)/,
+      /^NudgeError: \/payload\/s: a string contains a lone UTF-16 surrogate/,
+      /^NudgeError: \/priority must be an integer from -1000 to 1000 \(got 1.5\)/,
+      /^NudgeError: \/delayMs must be a whole number of ms from 0 to/,
+      /^NudgeError: \/runAt and \/delayMs cannot both be given/,
+      /^NudgeError: \/maxAttempts must be an integer from 1 to 1000/,
     ];
     assert.equal(thrown.length, expected.length);
     expected.forEach((pattern, i) => assert.match(thrown[i] ?? '', pattern));

@@ -1,4 +1,4 @@
-import type { BackoffOptions, ExecutionClass, JsonValue } from '@nudge/core';
+import type { BackoffOptions, ExecutionClass, JobOptions, JsonValue } from '@nudge/core';
 
 /** What a handler receives besides its payload. */
 export interface HandlerContext {
@@ -40,8 +40,10 @@ export interface HandlerContext {
    * At most `MAX_FOLLOW_UPS` (1,000) per attempt. A follow-up of the handler's own kind with a
    * delay makes a recurring job.
    * @param payload - the new job's payload @defaultValue `{}`
-   * @throws TypeError when `kind`, the payload or an option has the wrong type or is not storable
-   * @throws RangeError when an option is out of range, or the attempt already recorded the maximum
+   * @throws NudgeError `INVALID_REQUEST` when `kind` or an option breaks the job contract (the
+   *   message names the field by its JSON Pointer, as `POST /jobs` does), `PAYLOAD_UNSTORABLE` or
+   *   `PAYLOAD_TOO_DEEP` for a payload no dialect stores alike
+   * @throws RangeError when the attempt already recorded the maximum
    * @throws Error when called after the attempt settled
    */
   enqueue(kind: string, payload?: JsonValue, options?: FollowUpOptions): void;
@@ -51,21 +53,12 @@ export interface HandlerContext {
 export type ProgressValue =
   number | { readonly percent?: number; readonly [key: string]: JsonValue | undefined };
 
-/** Options of a follow-up job (`ctx.enqueue`); omitted ones take the enqueue defaults. */
-export interface FollowUpOptions {
-  /** The named queue. @defaultValue `'default'` */
-  readonly queue?: string;
-  /** Lower runs first; a whole number. @defaultValue 0 */
-  readonly priority?: number;
-  /** Earliest start, an absolute time; a time after the database's now makes it `SCHEDULED`. */
-  readonly runAt?: Date;
-  /** Earliest start as ms after the database's now when the completion is written (not with `runAt`). @defaultValue 0 */
-  readonly delayMs?: number;
-  /** Attempts before the job is `FAILED`, at least 1. @defaultValue 5 */
-  readonly maxAttempts?: number;
-  /** An existing job of the same kind and key makes this follow-up a no-op. */
-  readonly idempotencyKey?: string;
-}
+/**
+ * Options of a follow-up job (`ctx.enqueue`): the job options of `@nudge/core`, with the same
+ * limits as every other enqueue path; omitted ones take the enqueue defaults. A `delayMs` counts
+ * from the database's now when the completion is written.
+ */
+export type FollowUpOptions = JobOptions;
 
 /**
  * A job handler: takes the job's payload, returns a JSON value stored as the job's `result`.

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isIsoDateTime } from './date-time-format.js';
+import { isIsoDateTime } from './iso-date-time.js';
 
 describe('isIsoDateTime', () => {
   it('accepts RFC 3339 date-times with a zone', () => {

@@ -1,0 +1,248 @@
+import { isIsoDateTime, RUN_AT_RANGE_MS } from './iso-date-time.js';
+import { NudgeError } from './nudge-error.js';
+import { isQueueName } from './queue-name.js';
+import { findUnstorableJson, unstorableText } from './storable-json.js';
+import type { JsonValue } from './job.js';
+
+/** Longest job kind, in characters. */
+export const MAX_KIND_LENGTH = 200;
+
+/** Longest idempotency key, in characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
+
+/** Range of `priority`; a lower number runs first. */
+export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
+
+/** Range of `maxAttempts`. */
+export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
+
+/** Longest `delayMs`: 365 days, in ms (31,536,000,000). */
+export const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** The fields of a job, in the order messages list them. */
+export const JOB_FIELDS = [
+  'kind',
+  'payload',
+  'queue',
+  'priority',
+  'runAt',
+  'delayMs',
+  'maxAttempts',
+  'idempotencyKey',
+] as const;
+
+/**
+ * What each checked field must be, in words: the end of "`/priority` must be …". The HTTP schema
+ * states the same words, so every enqueue path gives the same message.
+ */
+export const JOB_FIELD_EXPECTED = {
+  kind: `a string of 1 to ${MAX_KIND_LENGTH} characters`,
+  queue: "a queue name: 1 to 100 letters, digits, '_', '.' or '-'",
+  priority: `an integer from ${PRIORITY_RANGE.minimum} to ${PRIORITY_RANGE.maximum}`,
+  runAt: 'a date-time from 1970 to 9999 with a time zone, such as 2030-01-01T09:00:00Z',
+  delayMs: `a whole number of ms from 0 to ${MAX_DELAY_MS} (365 days)`,
+  maxAttempts: `an integer from ${MAX_ATTEMPTS_RANGE.minimum} to ${MAX_ATTEMPTS_RANGE.maximum}`,
+  idempotencyKey: `a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+} as const;
+
+/**
+ * Where and how a job runs: every field a job has besides `kind` and `payload`. Omitted fields
+ * take the kind's declared default, else the schema's (`queue` `'default'`, `priority` 0, run now,
+ * `maxAttempts` 5).
+ */
+export interface JobOptions {
+  /** Named queue the job waits in; a queue name (`isQueueName`). @defaultValue `'default'` */
+  readonly queue?: string;
+  /** Lower runs first; an integer from -1000 to 1000. @defaultValue 0 */
+  readonly priority?: number;
+  /** Earliest start, from 1970 to 9999; a future time stores the job as `SCHEDULED`. */
+  readonly runAt?: Date;
+  /**
+   * Earliest start as a delay from now by the **database** clock, in ms: a whole number from 0 to
+   * {@link MAX_DELAY_MS} (365 days). Exclusive with `runAt`.
+   */
+  readonly delayMs?: number;
+  /** Attempts before the job is `FAILED`; an integer from 1 to 1000. @defaultValue 5 */
+  readonly maxAttempts?: number;
+  /**
+   * While a job of this kind with this key is kept, enqueueing it again creates nothing and
+   * returns the existing job (`created: false`); 1 to 200 characters.
+   */
+  readonly idempotencyKey?: string;
+}
+
+/**
+ * A job to enqueue: its kind, its payload and its {@link JobOptions}.
+ *
+ * @typeParam K - the job kind
+ * @typeParam P - the payload type of that kind
+ */
+export interface JobInput<K extends string = string, P = JsonValue> extends JobOptions {
+  /** Name of the handler to run; 1 to 200 characters. */
+  readonly kind: K;
+  /** Handler input, any JSON value (nested at most 100 levels). @defaultValue `{}` */
+  readonly payload?: P;
+}
+
+/** How `runAt` arrives: a `Date` (SDK, store, `ctx.enqueue`) or ISO-8601 text (HTTP bodies). */
+export type RunAtForm = 'date' | 'text';
+
+/** A value as messages quote it: JSON, cut to 60 characters. */
+export function describeValue(value: unknown): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return Array.isArray(value) ? 'a deeply nested array' : 'a deeply nested value';
+  }
+  if (json === undefined) return typeof value;
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+/** Most problems one message names. */
+const MAX_PROBLEMS = 5;
+
+type Field = keyof typeof JOB_FIELD_EXPECTED;
+
+/** One field at fault: its code and the message's clause. */
+interface Problem {
+  readonly code: 'INVALID_REQUEST' | 'PAYLOAD_UNSTORABLE' | 'PAYLOAD_TOO_DEEP';
+  readonly text: string;
+}
+
+const invalid = (pointer: string, field: Field, value: unknown): Problem => ({
+  code: 'INVALID_REQUEST',
+  text:
+    value === undefined
+      ? `${pointer}/${field} is required: ${JOB_FIELD_EXPECTED[field]}`
+      : `${pointer}/${field} must be ${JOB_FIELD_EXPECTED[field]} (got ${describeValue(value)})`,
+});
+
+function nameProblem(
+  pointer: string,
+  field: 'kind' | 'idempotencyKey',
+  value: unknown,
+  max: number,
+): Problem | undefined {
+  if (typeof value !== 'string' || value.length < 1 || value.length > max)
+    return invalid(pointer, field, value);
+  const problem = unstorableText(value);
+  return problem ? { code: 'PAYLOAD_UNSTORABLE', text: `${pointer}/${field} ${problem}` } : undefined;
+}
+
+function integerIn(value: unknown, range: { minimum: number; maximum: number }): boolean {
+  return (
+    typeof value === 'number' && Number.isInteger(value) && value >= range.minimum && value <= range.maximum
+  );
+}
+
+function runAtMs(value: unknown, form: RunAtForm): number {
+  if (form === 'date') return value instanceof Date ? value.getTime() : Number.NaN;
+  return typeof value === 'string' && isIsoDateTime(value) ? Date.parse(value) : Number.NaN;
+}
+
+/** Every field of `job` at fault, in {@link JOB_FIELDS} order. */
+function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtForm): Problem[] {
+  const problems: Array<Problem | undefined> = [];
+  const fields: readonly string[] = JOB_FIELDS;
+  for (const key of Object.keys(j)) {
+    if (!fields.includes(key)) {
+      problems.push({
+        code: 'INVALID_REQUEST',
+        text: `${pointer}/${key} is not a job field (fields: ${JOB_FIELDS.join(', ')})`,
+      });
+    }
+  }
+  problems.push(nameProblem(pointer, 'kind', j.kind, MAX_KIND_LENGTH));
+  if (j.queue !== undefined && (typeof j.queue !== 'string' || !isQueueName(j.queue)))
+    problems.push(invalid(pointer, 'queue', j.queue));
+  if (j.priority !== undefined && !integerIn(j.priority, PRIORITY_RANGE))
+    problems.push(invalid(pointer, 'priority', j.priority));
+  if (j.runAt !== undefined) {
+    const ms = runAtMs(j.runAt, runAt);
+    if (!(ms >= RUN_AT_RANGE_MS.minimum && ms <= RUN_AT_RANGE_MS.maximum))
+      problems.push(invalid(pointer, 'runAt', j.runAt));
+    else if (j.delayMs !== undefined) {
+      problems.push({
+        code: 'INVALID_REQUEST',
+        text: `${pointer}/runAt and ${pointer}/delayMs cannot both be given: each sets the start, pick one`,
+      });
+    }
+  }
+  if (j.delayMs !== undefined && !integerIn(j.delayMs, { minimum: 0, maximum: MAX_DELAY_MS }))
+    problems.push(invalid(pointer, 'delayMs', j.delayMs));
+  if (j.maxAttempts !== undefined && !integerIn(j.maxAttempts, MAX_ATTEMPTS_RANGE))
+    problems.push(invalid(pointer, 'maxAttempts', j.maxAttempts));
+  if (j.idempotencyKey !== undefined)
+    problems.push(nameProblem(pointer, 'idempotencyKey', j.idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH));
+  const payload = j.payload === undefined ? undefined : findUnstorableJson(j.payload);
+  if (payload) {
+    problems.push({
+      code: payload.problem === 'too-deep' ? 'PAYLOAD_TOO_DEEP' : 'PAYLOAD_UNSTORABLE',
+      text: `${pointer}/payload${payload.path}: ${payload.reason}`,
+    });
+  }
+  return problems.filter((problem): problem is Problem => problem !== undefined);
+}
+
+/**
+ * What is wrong with one job, checked field by field in {@link JOB_FIELDS} order: an object
+ * with no unknown field, `kind` and `idempotencyKey` strings of 1 to 200 storable characters,
+ * `queue` a queue name, `priority` and `maxAttempts` integers in {@link PRIORITY_RANGE} and
+ * {@link MAX_ATTEMPTS_RANGE}, `runAt` in {@link RUN_AT_RANGE_MS}, `delayMs` a whole number of ms
+ * up to {@link MAX_DELAY_MS} and not with `runAt`, and a payload both dialects store alike.
+ *
+ * The message names each field at fault (up to 5, joined by `; `) by its JSON Pointer, with what
+ * it must be: `/priority must be an integer from -1000 to 1000 (got 5000)`; `pointer` is
+ * prepended (`/jobs/3` for a job inside a batch body). The code is the first problem's.
+ *
+ * @param runAt - how `runAt` arrives (default `'date'`)
+ * @returns a `NudgeError` to throw: `INVALID_REQUEST`, or `PAYLOAD_TOO_DEEP` / `PAYLOAD_UNSTORABLE`
+ *   naming the JSON Pointer in the payload; `undefined` when the job is valid
+ */
+export function jobInputProblem(
+  job: unknown,
+  pointer = '',
+  runAt: RunAtForm = 'date',
+): NudgeError | undefined {
+  if (typeof job !== 'object' || job === null || Array.isArray(job)) {
+    return new NudgeError(
+      'INVALID_REQUEST',
+      `${pointer || 'the job'} must be a JSON object with a kind (got ${describeValue(job)})`,
+    );
+  }
+  const problems = problemsOf(job as Record<string, unknown>, pointer, runAt);
+  const [first] = problems;
+  if (!first) return undefined;
+  return new NudgeError(
+    first.code,
+    problems
+      .slice(0, MAX_PROBLEMS)
+      .map((problem) => problem.text)
+      .join('; '),
+  );
+}
+
+/**
+ * Checks one job by the rules of {@link jobInputProblem}, before anything is written.
+ * @throws NudgeError `INVALID_REQUEST` naming the field, or `PAYLOAD_TOO_DEEP` /
+ *   `PAYLOAD_UNSTORABLE` naming the JSON Pointer in the payload
+ */
+export function validateJobInput(job: unknown, pointer = '', runAt: RunAtForm = 'date'): void {
+  const problem = jobInputProblem(job, pointer, runAt);
+  if (problem) throw problem;
+}
+
+/**
+ * Checks a batch of jobs: an array, each job by {@link validateJobInput}. A job of a batch of more
+ * than one is named `/jobs/<index>`, as in the body of `POST /jobs/batch`.
+ * @throws NudgeError `INVALID_REQUEST` for a value that is not an array; the first job's error otherwise
+ */
+export function validateJobInputs(jobs: unknown): void {
+  if (!Array.isArray(jobs))
+    throw new NudgeError('INVALID_REQUEST', `/jobs must be an array (got ${describeValue(jobs)})`);
+  jobs.forEach((job: unknown, index) => validateJobInput(job, jobs.length > 1 ? `/jobs/${index}` : ''));
+}
