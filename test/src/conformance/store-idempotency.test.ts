@@ -1,12 +1,13 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PostgresStore, type EnqueuedJob } from '@nudge/store';
+import { waitUntil } from '../helpers/index.js';
 import { describeStore } from './store-fixture.js';
 
 const PRODUCER = fileURLToPath(new URL('../fixtures/enqueue-once.js', import.meta.url));
@@ -80,12 +81,21 @@ describeStore('idempotency keys', (t) => {
       }
     } else {
       // Each producer its own process on the same file.
-      const start = join(tmpdir(), `nudge-idem-${process.pid}-${Date.now()}`);
+      // A barrier: every producer opens its store and says so, then all wait for one file.
+      const folder = mkdtempSync(join(tmpdir(), 'nudge-idem-'));
+      const start = join(folder, 'start');
+      const ready = join(folder, 'ready');
+      mkdirSync(ready);
       const run = promisify(execFile);
       const producers = Array.from({ length: PRODUCERS }, () =>
-        run(process.execPath, [PRODUCER, t.db.url, 'race', start]),
+        run(process.execPath, [PRODUCER, t.db.url, 'race', start, ready]),
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitUntil(
+        () => (readdirSync(ready).length === PRODUCERS ? true : undefined),
+        30_000,
+        5,
+        'every producer ready',
+      );
       writeFileSync(start, '');
       results = (await Promise.all(producers)).map(({ stdout }) => JSON.parse(stdout) as EnqueuedJob);
     }
