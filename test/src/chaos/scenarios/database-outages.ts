@@ -168,6 +168,9 @@ export const databaseOutages: Scenario = {
             // (a) Backends terminated; this database only (other tests may name an instance `a` too).
             for (let elapsed = 0; elapsed < TERMINATING_MS[size]; elapsed += 2_000) {
               await delay(2_000);
+              // Recorded as a partition: a terminated backend cuts the instance's session, so a
+              // completion in flight on it can be lost and its job run again after the lease.
+              cluster.partitioned(a.name);
               const rows = await rawQuery<{ ok: boolean }>(
                 cluster.db,
                 `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
