@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { JsonSchema } from './threads/handler.js';
+import { describeValue } from '@nudge/core';
 
 /**
  * Checks a payload against a kind's schema: `undefined` when it matches, otherwise what is wrong
@@ -26,17 +27,6 @@ function validator(): Ajv {
   return shared;
 }
 
-/** The offending value as JSON, cut to 60 characters. */
-function preview(value: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(value) ?? String(value);
-  } catch {
-    return 'a deeply nested value';
-  }
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
 /** A pointer segment: `~` and `/` escaped as RFC 6901 says. */
 const segment = (name: string): string => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -48,7 +38,7 @@ function describe(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
     return `/payload${error.instancePath}/${segment(params.additionalProperty)} is not allowed`;
   }
-  return `/payload${error.instancePath} ${error.message ?? 'is invalid'} (got ${preview(error.data)})`;
+  return `/payload${error.instancePath} ${error.message ?? 'is invalid'} (got ${describeValue(error.data)})`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { describeValue } from '@nudge/core';
 
 /** Schema keyword read by {@link describeValueError}: the accepted form, in words. */
 export const EXPECTED_KEYWORD = 'x-expected';
@@ -41,18 +42,6 @@ const SILENT_VALUE = new Set([
   ValueErrorType.ObjectAdditionalProperties,
 ]);
 
-/** The offending value as JSON, cut to 60 characters. */
-function preview(value: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(value) ?? String(value);
-  } catch {
-    // A value nested deeper than the stack: say so rather than fail the request.
-    return Array.isArray(value) ? 'a deeply nested array' : 'a deeply nested value';
-  }
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
 /**
  * Says what is wrong with one value and what is accepted, as the predicate of a sentence whose
  * subject is the field: `must be >= 1 (got 0)`, `is required`, `is not allowed (allowed: …)`.
@@ -72,5 +61,5 @@ export function describeValueError(error: ValueError): string {
     const describe = DESCRIPTIONS[error.type];
     text = describe ? describe(schema) : error.message.charAt(0).toLowerCase() + error.message.slice(1);
   }
-  return SILENT_VALUE.has(error.type) ? text : `${text} (got ${preview(error.value)})`;
+  return SILENT_VALUE.has(error.type) ? text : `${text} (got ${describeValue(error.value)})`;
 }
