@@ -133,6 +133,33 @@ describe('ClaimTrigger', () => {
     await trigger.idle();
   });
 
+  it('while empty passes come in a row, passes run one at a time even where more may run at once', async () => {
+    const passes = handPasses();
+    const trigger = new ClaimTrigger(passes.pass, { maxInFlight: 2, cooldownMs: 10 });
+    trigger.request();
+    trigger.request();
+    assert.equal(passes.running, 2, 'two at once before any pass came back empty');
+    await passes.end('empty');
+    await passes.end('empty');
+    const paced = passes.nextStart();
+    trigger.request();
+    await paced;
+    for (let i = 0; i < 20; i += 1) trigger.request();
+    assert.equal(passes.running, 1, 'the requests during a paced pass wait for it');
+    const owed = passes.nextStart();
+    await passes.end('empty');
+    assert.equal(passes.started, 3, 'the pass owed for them waits out the cooldown');
+    await owed;
+    assert.equal(passes.started, 4, 'one pass for all 20 requests');
+    await passes.end('claimed');
+    trigger.request();
+    trigger.request();
+    assert.equal(passes.running, 2, 'a pass that claimed lets two run at once again');
+    await passes.end('claimed');
+    await passes.end('claimed');
+    await trigger.idle();
+  });
+
   it('a skipped pass neither counts as empty nor ends a run of empty ones', async () => {
     const passes = handPasses();
     const trigger = new ClaimTrigger(passes.pass, { cooldownMs: 60_000 });

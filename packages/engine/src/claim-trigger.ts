@@ -39,8 +39,9 @@ const EMPTY_PASSES_BEFORE_COOLDOWN = 2;
  * once.
  *
  * Bound on empty queries: after {@link EMPTY_PASSES_BEFORE_COOLDOWN} claim queries in a row
- * found nothing, the next pass starts no sooner than `cooldownMs` after the last of them ended;
- * every request until then folds into that one pass. So wake-ups for jobs that are already
+ * found nothing, the next pass starts no sooner than `cooldownMs` after the last of them ended,
+ * and passes run one at a time until one finds a job; every request until then folds into that
+ * one pass. So wake-ups for jobs that are already
  * taken (a `/nudge` storm, a notification after the nudge that claimed its job) cost at most
  * about `1000 / cooldownMs` claim queries a second, while a lone request, and the one empty pass
  * that often follows a claim, still run at once. River's `FetchCooldown` bounds fetches the same
@@ -93,8 +94,11 @@ export class ClaimTrigger {
   }
 
   #start(counted: boolean): void {
-    if (this.#running.size >= this.#maxInFlight || this.#deferred) {
-      this.#again ||= this.#running.size >= this.#maxInFlight;
+    // While empty passes come in a row, one pass at a time: a second one beside it would find
+    // nothing too, and would double the paced rate of empty queries.
+    const limit = this.#pacing() ? 1 : this.#maxInFlight;
+    if (this.#running.size >= limit || this.#deferred) {
+      this.#again ||= this.#running.size >= limit;
       if (counted) this.#coalesced += 1;
       return;
     }
@@ -114,8 +118,13 @@ export class ClaimTrigger {
     this.#running.add(run);
   }
 
+  /** Whether empty passes came in a row often enough that the cooldown paces the next ones. */
+  #pacing(): boolean {
+    return this.#cooldownMs > 0 && this.#emptyInARow >= EMPTY_PASSES_BEFORE_COOLDOWN;
+  }
+
   #cooldownLeft(): number {
-    if (this.#cooldownMs === 0 || this.#emptyInARow < EMPTY_PASSES_BEFORE_COOLDOWN) return 0;
+    if (!this.#pacing()) return 0;
     return this.#lastEmptyAt + this.#cooldownMs - performance.now();
   }
 
