@@ -25,7 +25,7 @@ import { Scheduler, type ScheduleResult } from './scheduler.js';
 import { shutdownEngine } from './shutdown.js';
 import { KindRegistry } from './kind-registry.js';
 import { describeHandlers } from './threads/describe-handlers.js';
-import type { KindInfo } from './threads/handler.js';
+import type { KindInfo } from './handlers/handler.js';
 import { startThreadPools } from './threads/start-thread-pools.js';
 import type { ExecutionPool } from './threads/execution-pool.js';
 import { NewJobsWaker } from './new-jobs-waker.js';

@@ -3,17 +3,6 @@ export type { EngineEvents, EngineEventName, JobLabels } from './engine-events.j
 export type { TriggerCounts } from './claim-trigger.js';
 export { jobLogFields, type JobLogFields } from './job-log-fields.js';
 export { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-export type {
-  FollowUpOptions,
-  Handler,
-  HandlerContext,
-  HandlerDefinition,
-  HandlerExport,
-  JsonSchema,
-  KindDeclaration,
-  KindInfo,
-  ProgressValue,
-} from './threads/handler.js';
 export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';
@@ -29,10 +18,19 @@ export {
 export {
   defineHandlers,
   type DefinedHandlers,
+  type FollowUpOptions,
+  type Handler,
+  type HandlerContext,
+  type HandlerDefinition,
   type HandlerEntry,
+  type HandlerExport,
+  type JsonSchema,
+  type KindDeclaration,
+  type KindInfo,
   type PayloadOf,
   type PayloadsOf,
-} from './define-handlers.js';
+  type ProgressValue,
+} from './handlers/index.js';
 export {
   Pruner,
   DEFAULT_PRUNE_BATCH_SIZE,

@@ -2,7 +2,7 @@ import { NudgeError, validateBackoff, type BackoffOptions, type ExecutionClass }
 import type { EnqueueInput } from '@nudge/store';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import { compilePayloadCheck, type PayloadCheck } from './payload-check.js';
-import type { KindInfo } from './threads/handler.js';
+import type { KindInfo } from './handlers/handler.js';
 
 /**
  * The kinds of the handler module and what each declared, resolved against the engine's options

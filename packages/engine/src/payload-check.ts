@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import type { JsonSchema } from './threads/handler.js';
+import type { JsonSchema } from './handlers/handler.js';
 import { describeValue } from '@nudge/core';
 
 /**

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { JsonValue } from '@nudge/core';
-import type { Handler, KindDeclaration } from './threads/handler.js';
+import type { Handler, KindDeclaration } from './handler.js';
 
 /** The payload type a kind's `schema` gives its handler: `Static<schema>`, or any JSON without one. */
 export type PayloadOf<Schema> = [Schema] extends [TSchema] ? Static<Schema> : JsonValue;
@@ -32,7 +32,7 @@ export type DefinedHandlers<Schemas> = { readonly [K in keyof Schemas]: HandlerE
  *
  * @example
  * ```ts
- * import type { PayloadsOf } from '@nudge/engine';
+ * import type { PayloadsOf } from '@nudge/server/handlers';
  * import type handlers from './handlers.js';
  * type Payloads = PayloadsOf<typeof handlers>; // { sendEmail: { to: string }, … }
  * ```
@@ -50,7 +50,7 @@ export type PayloadsOf<Handlers> = Handlers extends { readonly [payloadTypes]?: 
  * @example
  * ```ts
  * import { Type } from '@sinclair/typebox';
- * import { defineHandlers } from '@nudge/engine';
+ * import { defineHandlers } from '@nudge/server/handlers';
  *
  * export default defineHandlers({
  *   sendEmail: {

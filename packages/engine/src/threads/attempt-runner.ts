@@ -9,7 +9,7 @@ import {
 } from '@nudge/core';
 import { AttemptStatus } from './attempt-status.js';
 import { followUpOf, type FollowUpWire } from './follow-up.js';
-import type { HandlerContext } from './handler.js';
+import type { HandlerContext } from '../handlers/handler.js';
 import type { LoadedKind } from './handler-module.js';
 import { progressJsonOf } from './progress-value.js';
 import type { AttemptResult, FromThread, JobTuple, LeaseTuple, ProgressTuple } from './thread-messages.js';

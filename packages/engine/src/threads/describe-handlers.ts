@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { NudgeError } from '@nudge/core';
-import type { KindInfo } from './handler.js';
+import type { KindInfo } from '../handlers/handler.js';
 import { WorkerThread } from './worker-thread.js';
 
 /** The `file:` URL of a handler module given as a path (relative to the working directory) or URL. */

@@ -1,5 +1,5 @@
 import type { PayloadCheck } from '../payload-check.js';
-import type { Handler, KindInfo } from './handler.js';
+import type { Handler, KindInfo } from '../handlers/handler.js';
 import { checkDeclaration } from './kind-declaration.js';
 
 /** A loaded kind: its handler, how it runs, what it declares, and its payload check. */

@@ -6,7 +6,7 @@ import {
   type ExecutionClass,
 } from '@nudge/core';
 import { compilePayloadCheck, type PayloadCheck } from '../payload-check.js';
-import type { JsonSchema, KindInfo } from './handler.js';
+import type { JsonSchema, KindInfo } from '../handlers/handler.js';
 
 /** Fields a kind's definition object may have; any other is refused (a misspelt option). */
 const FIELDS = [

@@ -2,7 +2,7 @@ import { EXECUTION_CLASSES, type ExecutionClass } from '@nudge/core';
 import type { ResolvedEngineOptions } from '../engine-options.js';
 import { handlersUrl } from './describe-handlers.js';
 import type { ExecutionPool, ExecutionPoolListener } from './execution-pool.js';
-import type { KindInfo } from './handler.js';
+import type { KindInfo } from '../handlers/handler.js';
 import { PiscinaPool } from './piscina-pool.js';
 import { ThreadPool } from './thread-pool.js';
 

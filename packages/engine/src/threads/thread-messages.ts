@@ -2,7 +2,7 @@ import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
 import type { AttemptStatus } from './attempt-status.js';
 import type { FollowUpWire } from './follow-up.js';
-import type { KindInfo } from './handler.js';
+import type { KindInfo } from '../handlers/handler.js';
 
 /** Data every worker thread starts with. */
 export interface ThreadData {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
-import type { KindInfo } from './handler.js';
+import type { KindInfo } from '../handlers/handler.js';
 import {
   encodeJobs,
   type AttemptResult,
