@@ -4,6 +4,7 @@
 // notification can explain a prompt start.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import type { Engine } from '@nudge/engine';
 import { describeEngine, rawQuery, waitForEvent, waitUntil, type EngineCase } from '../helpers/index.js';
 
@@ -91,7 +92,7 @@ describeEngine(
       assert.ok(queries >= 1 && queries <= 2, `expected 1 or 2 claim queries, got ${queries}`);
     });
 
-    it('stays silent for jobs inserted already claimed or scheduled for later, and with NUDGE_LISTEN off', async () => {
+    it('stays silent for jobs inserted already claimed or scheduled for later', async () => {
       const engine = await listeningEngine(t);
       let wakes = 0;
       engine.on('listen:wake', () => (wakes += 1));
@@ -100,15 +101,53 @@ describeEngine(
       assert.equal(claimed.status, 'RUNNING');
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(wakes, 0);
-      await engine.stop();
+    });
+
+    it('with listen off (NUDGE_LISTEN=false), opens no LISTEN connection and no notification wakes it', async () => {
       const quiet = await t.engine({ threads: 1, pollIntervalMs: POLL_MS, listen: false });
-      quiet.on('listen:ready', () => assert.fail('listened with listen: false'));
-      quiet.start();
-      const [listeners] = await rawQuery<{ n: number | string }>(
-        t.db,
-        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
-      );
-      assert.equal(Number(listeners?.n), 0);
+      // Recorded and judged after the engine stopped, so nothing is missed or reported late.
+      const events: string[] = [];
+      for (const name of ['listen:ready', 'listen:wake', 'claim:empty'] as const)
+        quiet.on(name, () => events.push(name));
+      // A listener of the test's own: once it has a notification, a listener opened at the
+      // engine's start (connected before the claim and heartbeat below finished) would have it too.
+      const watcher = new pg.Client({ connectionString: t.db.url });
+      await watcher.connect();
+      try {
+        await watcher.query('LISTEN nudge_jobs');
+        const { rows } = await watcher.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const firstClaim = waitForEvent(quiet, 'claim:empty');
+        const firstBeat = waitForEvent(quiet, 'heartbeat:done');
+        quiet.start();
+        await Promise.all([firstClaim, firstBeat]);
+        const heard = new Promise((resolve) => watcher.once('notification', resolve));
+        await rawQuery(
+          t.db,
+          `INSERT INTO nudge_jobs (kind, run_at) VALUES ('noop', now() + interval '1 day')`,
+        );
+        await rawQuery(t.db, `SELECT pg_notify('nudge_jobs', 'by hand')`);
+        await heard;
+        // One more claim round trip after the notification: a wake would have been handled by now.
+        const nextClaim = waitForEvent(quiet, 'claim:empty');
+        quiet.requestClaim();
+        await nextClaim;
+        const [listeners] = await rawQuery<{ n: number | string }>(
+          t.db,
+          `SELECT count(*) AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> ?`,
+          [rows[0]?.pid],
+        );
+        await quiet.stop();
+        assert.equal(Number(listeners?.n), 0, 'no backend of the engine runs LISTEN');
+        assert.deepEqual(
+          events.filter((name) => name.startsWith('listen:')),
+          [],
+          'the engine never listened nor woke',
+        );
+        assert.ok(events.includes('claim:empty'), 'the engine ran its claims');
+      } finally {
+        await watcher.end();
+      }
     });
   },
   ['postgres'],
