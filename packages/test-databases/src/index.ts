@@ -1,3 +1,4 @@
 export * from './test-database.js';
 export * from './raw-sql.js';
 export * from './fault-triggers.js';
+export * from './schema-dump.js';

@@ -1,0 +1,5 @@
+-- Intentionally empty. PostgreSQL's 0003_notify_new_jobs adds a trigger that notifies listening
+-- instances of new jobs; SQLite has no LISTEN/NOTIFY (instances poll), so it has nothing to do.
+-- The file exists so both dialects number the same migrations alike. SQLite databases migrated
+-- before it, when the later files were numbered one lower, have their ledger renumbered once by
+-- src/sqlite/sqlite-ledger-renumbering.ts.
