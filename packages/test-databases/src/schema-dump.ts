@@ -118,6 +118,8 @@ function columnLine(c: ColumnRow): string {
 }
 
 // Each query reads the current schema only (a fresh database's `public`), ordered by name.
+// NOT NULL shows on the column: PostgreSQL 18 also lists it as a constraint (contype 'n'),
+// which 15 does not, and the dump must not depend on the server's version.
 
 const COLUMNS = `
   SELECT c.relname AS "table", a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
@@ -135,7 +137,7 @@ const CONSTRAINTS = `
   FROM pg_constraint k
   JOIN pg_class c ON c.oid = k.conrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = current_schema()
+  WHERE n.nspname = current_schema() AND k.contype <> 'n'
   ORDER BY c.relname, k.conname`;
 
 const INDEXES = `
