@@ -1,7 +1,7 @@
-/** The kind of a job that builds a delay report; also its handler's export name in handlers.ts. */
+/** The kind of a job that builds a delay report; also its key in handlers.ts. */
 export const REPORT_KIND = 'flightDelayReport';
 
-/** The kind of a job that writes a report as a gzip file; also its handler's export name. */
+/** The kind of a job that writes a report as a gzip file; also its key in handlers.ts. */
 export const ARCHIVE_KIND = 'archiveReport';
 
 /** The kind of a job that aggregates one row group of flights-3m into a mergeable partial. */

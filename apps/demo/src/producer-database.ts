@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { enqueueMany, enqueueManySync, type JobFor } from '@nudge/client';
-import type { DemoPayloads } from './demo-payloads.js';
+import type { DemoPayloads } from './handlers.js';
 
 /**
  * The producer's database, as an application's would be: it opens its own connection and writes

@@ -16,8 +16,7 @@ import {
   PART_KIND,
   buildDelayReport,
   buildPartialReport,
-  flightDelayMerge,
-  flightDelayPart,
+  demoHandlers,
   flights3mFile,
   loadAirports,
   mergeDelayPartials,
@@ -29,17 +28,12 @@ import {
   type DelayPartial,
   type DelayReport,
   type Flight,
-  type JobContext,
 } from '@nudge/demo';
 import { groupKey, readSliceRows, sqlFigures, type SliceRow, type SqlFigures } from './flights-3m-slice.js';
-import * as demo from '@nudge/demo';
+import { runDemoHandler } from './demo-handler.js';
 
 const ROW_GROUPS = [0, 1] as const;
 const TOP_ROUTES = 5;
-
-function context(kind: string): JobContext {
-  return { jobId: 1, kind, attempt: 1, signal: new AbortController().signal };
-}
 
 function assertClose(actual: number, expected: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= 1e-9, `${what}: ${actual} is not within 1e-9 of ${expected}`);
@@ -177,33 +171,11 @@ describe('the part/merge split', () => {
 });
 
 describe('the part and merge handlers', () => {
-  test('flightDelayPart returns the row group partial, and names a bad payload field', async () => {
-    assert.equal(
-      PART_KIND,
-      Object.keys(demo).find((name) => demo[name as keyof typeof demo] === flightDelayPart),
-    );
-    assert.equal(flightDelayPart.maxYoungGenerationSizeMb, 128);
-    assert.equal(MERGE_KIND, flightDelayMerge.name);
-    assert.deepEqual(await flightDelayPart.handler({ rowGroup: 1 }, context(PART_KIND)), partials[1]);
-    await assert.rejects(
-      flightDelayPart.handler({ rowGroup: 11 }, context(PART_KIND)),
-      /row groups 0 to 10 \(asked for 11\)/,
-    );
-    await assert.rejects(flightDelayPart.handler({ rowGroup: -1 }, context(PART_KIND)), /payload\.rowGroup/);
-    await assert.rejects(
-      flightDelayPart.handler({ dataset: 'flights-20k', rowGroup: 0 }, context(PART_KIND)),
-      /payload\.dataset/,
-    );
-  });
-
-  test('flightDelayMerge names a bad payload field', async () => {
-    const merge = (payload: unknown): Promise<unknown> => flightDelayMerge(payload, context(MERGE_KIND));
-    await assert.rejects(merge({ parts: [], nudgeUrl: 'http://127.0.0.1:9' }), /payload\.parts/);
-    await assert.rejects(merge({ parts: [1, 1], nudgeUrl: 'http://127.0.0.1:9' }), /payload\.parts/);
-    await assert.rejects(merge({ parts: [1], nudgeUrl: 'ftp://x' }), /payload\.nudgeUrl/);
-    await assert.rejects(
-      merge({ parts: [1], nudgeUrl: 'http://127.0.0.1:9', origin: 'x' }),
-      /payload\.origin/,
-    );
+  test('flightDelayPart returns the row group partial, and fails for a row group the file lacks', async () => {
+    const part = demoHandlers[PART_KIND];
+    assert.equal(typeof part === 'object' && part.maxYoungGenerationSizeMb, 128);
+    assert.ok(MERGE_KIND in demoHandlers);
+    assert.deepEqual(await runDemoHandler(PART_KIND, { rowGroup: 1 }), partials[1]);
+    await assert.rejects(runDemoHandler(PART_KIND, { rowGroup: 11 }), /row groups 0 to 10 \(asked for 11\)/);
   });
 });

@@ -1,0 +1,39 @@
+import { demoHandlers } from '@nudge/demo';
+import type { HandlerContext } from '@nudge/server/handlers';
+
+/** A demo kind: a key of the demo's handler module. */
+export type DemoKind = Extract<keyof typeof demoHandlers, string>;
+
+/** The context of one first attempt, as the worker thread would pass it (no progress or follow-ups). */
+export function handlerContext(kind: string): HandlerContext {
+  return {
+    jobId: 1,
+    kind,
+    attempt: 1,
+    version: 1,
+    signal: new AbortController().signal,
+    progress: () => undefined,
+    enqueue: () => {
+      throw new Error('the demo handlers enqueue no follow-up');
+    },
+  };
+}
+
+/**
+ * Runs the demo's `kind` handler on `payload` in this thread, as a worker thread would once the
+ * payload passed the kind's schema (checked by the server, not here).
+ * @throws Error what the handler throws
+ */
+export async function runDemoHandler(kind: DemoKind, payload: unknown): Promise<unknown> {
+  const entry: unknown = demoHandlers[kind];
+  if (
+    typeof entry !== 'object' ||
+    entry === null ||
+    !('handler' in entry) ||
+    typeof entry.handler !== 'function'
+  ) {
+    throw new Error(`the demo's ${kind} is not a definition with a handler`);
+  }
+  const handler = entry.handler as (payload: unknown, ctx: HandlerContext) => unknown;
+  return await handler(payload, handlerContext(kind));
+}
