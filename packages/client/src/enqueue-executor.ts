@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type pg from 'pg';
-import type { ReturnedRow } from './enqueue-plan.js';
-import type { SqlDialect, SqlQuery } from './sql-dialect.js';
+import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/core/enqueue-sql';
 
 /**
  * Anything the transactional enqueue writes through, recognised by its shape (none of these

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { retrySqliteBusy, retrySqliteBusySync, validateJobInputs, type JsonValue } from '@nudge/core';
 import type pg from 'pg';
-import { enqueuePlan, isSingleStatement, type ReturnedRow } from './enqueue-plan.js';
+import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/core/enqueue-sql';
+import { enqueuePlan, isSingleStatement } from './enqueue-plan.js';
 import {
   detectExecutor,
   kyselyQuery,
@@ -11,7 +12,6 @@ import {
   type EnqueueExecutor,
 } from './enqueue-executor.js';
 import type { EnqueueResult, JobFor, JobInput } from './job-input.js';
-import type { SqlDialect, SqlQuery } from './sql-dialect.js';
 
 /** Options of {@link enqueue} and {@link enqueueMany}. */
 export interface EnqueueOptions {

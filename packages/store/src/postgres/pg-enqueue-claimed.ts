@@ -1,30 +1,26 @@
 import type pg from 'pg';
 import { DEFAULT_QUEUE } from '@nudge/core';
+import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
 import { DEFAULT_PRIORITY } from '../default-priority.js';
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 
-/** Optional fields: present ones are bound, absent ones fall to the column defaults. */
-const OPTIONAL = [
-  { field: 'payload', column: 'payload', type: 'jsonb' },
-  { field: 'runAt', column: 'run_at', type: 'timestamptz' },
-  { field: 'delayMs', column: 'run_at', type: 'double precision' },
-  { field: 'maxAttempts', column: 'max_attempts', type: 'integer' },
-  { field: 'idempotencyKey', column: 'idempotency_key', type: 'text' },
-] as const;
-
-type OptionalField = (typeof OPTIONAL)[number];
+/**
+ * The job's columns besides `kind`, `queue` and `priority` (always bound: the claim check needs
+ * them): present ones are bound, absent ones fall to the column defaults.
+ */
+const OPTIONAL = JOB_COLUMNS.filter((c) => !['kind', 'queue', 'priority'].includes(c.field));
 
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to $1) only when it is due
 // and no due PENDING job of the competing kinds comes at or before it in claim order
 // (priority <= its priority), and its queue is not paused; the check and the insert are one statement, so no separate read
 // can go stale. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and
 // idempotency key exist inserts nothing: it is read back and never claimed by this call.
-function enqueueClaimedSql(present: readonly OptionalField[]): string {
+function enqueueClaimedSql(present: readonly JobColumn[]): string {
   const columns = ['kind', 'priority', 'queue', ...present.map((o) => o.column)];
   // A delay is added to the database clock inside the statement (never claimed when above 0).
-  const value = (o: OptionalField, i: number): string =>
-    o.field === 'delayMs' ? `n.now + ${pgMs(`$${7 + i}`)}` : `$${7 + i}::${o.type}`;
+  const value = (o: JobColumn, i: number): string =>
+    o.clockPlusMs ? `n.now + ${pgMs(`$${7 + i}`)}` : `$${7 + i}::${o.pgType}`;
   const values = ['$4', '$5::integer', '$6::text', ...present.map(value)];
   const runAtIndex = present.findIndex((o) => o.column === 'run_at');
   const runAtField = present[runAtIndex];
@@ -44,7 +40,7 @@ SELECT ${values.join(', ')},
                    WHERE status = 'PENDING' AND priority <= $5::integer AND run_at <= n.now
                      AND kind = ANY($3::text[]))
                   AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = $6::text AND paused) AS claim) AS c
-ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+${ON_KEY_CONFLICT_DO_NOTHING}
 RETURNING *`;
 }
 
@@ -71,10 +67,7 @@ export async function pgEnqueueClaimed(
     input.priority ?? DEFAULT_PRIORITY,
     input.queue ?? DEFAULT_QUEUE,
   ];
-  for (const o of present) {
-    // jsonb goes as JSON text: node-postgres would send a JS array as a PostgreSQL array.
-    values.push(o.field === 'payload' ? JSON.stringify(input.payload) : input[o.field]);
-  }
+  for (const o of present) values.push(paramValue(o, input));
   const { rows } = await pool.query<PgJobRow>({ name: `nudge_enqueue_claimed_${key}`, text, values });
   const row = rows[0];
   if (row) return { ...pgRowToJob(row), created: true };

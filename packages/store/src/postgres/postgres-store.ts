@@ -196,13 +196,13 @@ export class PostgresStore implements Store {
 
   async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
-    return pgEnqueueOne(this.#kysely, input);
+    return pgEnqueueOne(await this.#db.main(), input);
   }
 
   async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
     if (inputs.length === 0) return [];
     assertStorableInputs(inputs);
-    return pgEnqueueMany(this.#kysely, inputs);
+    return pgEnqueueMany(await this.#db.main(), inputs);
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {

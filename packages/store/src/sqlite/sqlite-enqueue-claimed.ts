@@ -1,20 +1,16 @@
 import type Database from 'better-sqlite3';
 import { DEFAULT_QUEUE } from '@nudge/core';
+import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
 import { DEFAULT_PRIORITY } from '../default-priority.js';
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 
-/** Optional fields: present ones are bound, absent ones fall to the column defaults. */
-const OPTIONAL = [
-  { field: 'payload', column: 'payload' },
-  { field: 'runAt', column: 'run_at' },
-  { field: 'delayMs', column: 'run_at' },
-  { field: 'maxAttempts', column: 'max_attempts' },
-  { field: 'idempotencyKey', column: 'idempotency_key' },
-] as const;
-
-type OptionalField = (typeof OPTIONAL)[number];
+/**
+ * The job's columns besides `kind`, `queue` and `priority` (always bound: the claim check needs
+ * them): present ones are bound, absent ones fall to the column defaults.
+ */
+const OPTIONAL = JOB_COLUMNS.filter((c) => !['kind', 'queue', 'priority'].includes(c.field));
 
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to @workerId) only when it
 // is due and no due PENDING job of the competing kinds comes at or before it in claim order
@@ -22,21 +18,19 @@ type OptionalField = (typeof OPTIONAL)[number];
 // A job of a paused queue is never claimed here. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and idempotency
 // key exist inserts nothing and is read back, never claimed by this call. (`WHERE true` lets
 // SQLite parse the upsert clause after a SELECT.)
-function enqueueClaimedSql(present: readonly OptionalField[]): string {
+function enqueueClaimedSql(present: readonly JobColumn[]): string {
   const columns = ['kind', 'queue', 'priority', ...present.map((o) => o.column)];
   // A delay is added to the database clock inside the statement (never claimed when above 0).
-  const delayed = sqliteNowPlus('@delayMs');
+  const delay = present.find((o) => o.clockPlusMs);
+  const delayed = sqliteNowPlus(`@${delay?.field ?? 'delayMs'}`);
   const values = [
     '@kind',
     '@queue',
     '@priority',
-    ...present.map((o) => (o.field === 'delayMs' ? delayed : `@${o.field}`)),
+    ...present.map((o) => (o.clockPlusMs ? delayed : `@${o.field}`)),
   ];
-  const runAt = present.some((o) => o.field === 'runAt')
-    ? '@runAt'
-    : present.some((o) => o.field === 'delayMs')
-      ? delayed
-      : SQLITE_NOW;
+  const runAtField = present.find((o) => o.column === 'run_at' && !o.clockPlusMs);
+  const runAt = runAtField ? `@${runAtField.field}` : delay ? delayed : SQLITE_NOW;
   return `
 INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
 SELECT ${values.join(', ')},
@@ -52,7 +46,7 @@ SELECT ${values.join(', ')},
              AND kind IN (SELECT value FROM json_each(@kinds)))
           AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = @queue AND paused = 1) AS claim) AS c
  WHERE true
-ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+${ON_KEY_CONFLICT_DO_NOTHING}
 RETURNING *`;
 }
 
@@ -81,11 +75,7 @@ export function createSqliteEnqueueClaimed(
       kinds: JSON.stringify(claim.kinds),
       now: null,
     };
-    if (input.payload !== undefined) params.payload = JSON.stringify(input.payload);
-    if (input.runAt !== undefined) params.runAt = input.runAt.toISOString();
-    if (input.delayMs !== undefined) params.delayMs = input.delayMs;
-    if (input.maxAttempts !== undefined) params.maxAttempts = input.maxAttempts;
-    if (input.idempotencyKey !== undefined) params.idempotencyKey = input.idempotencyKey;
+    for (const o of present) params[o.field] = paramValue(o, input);
     const row = statement.get(params);
     if (row) return { ...sqliteRowToJob(row), created: true };
     const found =

@@ -148,7 +148,7 @@ export class SqliteStore implements Store {
 
   async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
     assertStorableInputs(inputs);
-    const enqueue = (this.#enqueue ??= createSqliteEnqueue(this.#db, this.#kysely));
+    const enqueue = (this.#enqueue ??= createSqliteEnqueue(this.#db));
     return this.#busy(() => enqueue(inputs));
   }
 

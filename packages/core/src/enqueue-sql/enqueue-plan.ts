@@ -1,0 +1,142 @@
+import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
+import { pgInsertJobs } from './pg-insert-jobs.js';
+import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
+import { sqliteInsertJobs, sqliteParamsPerJob } from './sqlite-insert-jobs.js';
+import type { SqlDialect, SqlQuery } from './sql-query.js';
+
+/**
+ * Bind parameters per statement: below SQLite's 32,766 and PostgreSQL's 65,535, whatever the
+ * columns of a row (PostgreSQL's insert binds one parameter in all).
+ */
+const MAX_PARAMS = 30_000;
+/** Rows per INSERT at most, however few columns they have. */
+const MAX_ROWS = 1000;
+/** `(kind, key)` pairs per read-back of existing jobs. */
+const MAX_KEYS_PER_READ = 500;
+
+/** One job's outcome in a plan: the row returned for it, and whether this plan inserted it. */
+export interface PlannedJob<Row extends ReturnedRow> {
+  readonly row: Row;
+  readonly created: boolean;
+}
+
+/**
+ * A keyed job conflicted, but its existing row could not be read back: deleted in between, or not
+ * visible to this transaction. Enqueueing it again either inserts it or finds it.
+ */
+export class EnqueueReadBackError extends Error {
+  constructor(kind: string, key: string) {
+    super(
+      `the job of kind ${kind} and idempotency key ${JSON.stringify(key)} conflicted but could not be read back ` +
+        '(deleted in between, or not visible to this transaction): enqueue it again',
+    );
+    this.name = 'EnqueueReadBackError';
+  }
+}
+
+/** `?` placeholders as the dialect wants them: `$1, $2, …` on PostgreSQL. */
+function numbered(dialect: SqlDialect, sql: string): string {
+  if (dialect === 'sqlite') return sql;
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function readBackQuery(
+  dialect: SqlDialect,
+  keys: ReadonlyArray<readonly [string, string]>,
+  returning: Returning,
+): SqlQuery {
+  const pairs = keys.map(() => '(?, ?)').join(', ');
+  const sql = `SELECT ${returningList(returning)} FROM nudge_jobs WHERE (kind, idempotency_key) IN (VALUES ${pairs})`;
+  return { sql: numbered(dialect, sql), params: keys.flat() };
+}
+
+/** Consecutive jobs that set the same fields, as many as one INSERT takes: `[start, end)`. */
+function chunks(dialect: SqlDialect, jobs: readonly EnqueueRow[]): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  let shape = '';
+  let params = 0;
+  jobs.forEach((job, index) => {
+    const jobShape = columnsShape(presentColumns(job));
+    const jobParams = dialect === 'sqlite' ? sqliteParamsPerJob(job) : 0;
+    const current = out[out.length - 1];
+    if (
+      !current ||
+      shape !== jobShape ||
+      index - current.start >= MAX_ROWS ||
+      params + jobParams > MAX_PARAMS
+    ) {
+      out.push({ start: index, end: index + 1 });
+      shape = jobShape;
+      params = jobParams;
+      return;
+    }
+    current.end = index + 1;
+    params += jobParams;
+  });
+  return out;
+}
+
+const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
+
+/**
+ * Whether {@link enqueuePlan} runs a single statement for `jobs`: one INSERT and no idempotency
+ * key (which may need a read-back). A single statement is atomic without a transaction.
+ */
+export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow[]): boolean {
+  return chunks(dialect, jobs).length <= 1 && jobs.every((job) => job.idempotencyKey === undefined);
+}
+
+/**
+ * The statements that enqueue `jobs` (already validated against the job contract), as a
+ * generator: it yields each statement, is resumed with the rows that statement returned, and
+ * returns each job's row and whether it was created, in input order. Runs of jobs that set the
+ * same fields become one INSERT each ({@link pgInsertJobs}, {@link sqliteInsertJobs}: up to 1,000
+ * rows, `ON CONFLICT (kind, idempotency_key) … DO NOTHING RETURNING`); omitted fields take the
+ * columns' defaults. Rows come back sorted by id (ids ascend in input order); a keyed job missing
+ * from them existed already (or repeats an earlier job of the batch) and is read back. Driver-free:
+ * the store and the client each run the statements in one transaction, so a batch is all or
+ * nothing.
+ * @throws EnqueueReadBackError when a conflicting job cannot be read back
+ * @throws Error when the database returned rows that do not match the jobs (a foreign table)
+ */
+export function* enqueuePlan<Row extends ReturnedRow>(
+  dialect: SqlDialect,
+  jobs: readonly EnqueueRow[],
+  returning: Returning,
+): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
+  const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
+  const missing: Array<{ index: number; kind: string; key: string }> = [];
+  for (const { start, end } of chunks(dialect, jobs)) {
+    const slice = jobs.slice(start, end);
+    const insert =
+      dialect === 'postgres' ? pgInsertJobs(slice, returning) : sqliteInsertJobs(slice, returning);
+    const rows = [...(yield insert)].sort((a, b) => Number(a.id) - Number(b.id));
+    let next = 0;
+    for (let index = start; index < end; index += 1) {
+      const job = jobs[index] as EnqueueRow;
+      const row = rows[next];
+      const key = job.idempotencyKey;
+      if (row && row.kind === job.kind && (row.ikey ?? undefined) === key) {
+        results[index] = { row, created: true };
+        next += 1;
+      } else if (key !== undefined) {
+        missing.push({ index, kind: job.kind, key });
+      } else {
+        throw new Error(`INSERT … RETURNING returned no row for job ${index} (kind ${job.kind})`);
+      }
+    }
+  }
+  const existing = new Map<string, Row>();
+  for (let start = 0; start < missing.length; start += MAX_KEYS_PER_READ) {
+    const keys = missing.slice(start, start + MAX_KEYS_PER_READ).map(({ kind, key }) => [kind, key] as const);
+    for (const row of yield readBackQuery(dialect, keys, returning))
+      existing.set(keyOf(row.kind, row.ikey ?? ''), row);
+  }
+  for (const { index, kind, key } of missing) {
+    const row = existing.get(keyOf(kind, key));
+    if (row === undefined) throw new EnqueueReadBackError(kind, key);
+    results[index] = { row, created: false };
+  }
+  return results as Array<PlannedJob<Row>>;
+}

@@ -1,0 +1,29 @@
+import { ON_KEY_CONFLICT_DO_NOTHING, presentColumns, type EnqueueRow } from './job-columns.js';
+import { returningList, type Returning } from './returned-row.js';
+import type { SqlQuery } from './sql-query.js';
+
+/**
+ * The PostgreSQL INSERT of `jobs`, which must all set the same fields (the plan groups them so):
+ * their fields as one JSON parameter, read by `jsonb_to_recordset` in input order. One parameter
+ * instead of one per column and row: the server parses one JSON text instead of binding
+ * thousands of values, and the text of the statement depends on the fields only. A future
+ * `run_at` is made `SCHEDULED` by the table's insert trigger; `delayMs` is added to the
+ * database clock in the statement.
+ * @throws Error when `jobs` is empty
+ */
+export function pgInsertJobs(jobs: readonly EnqueueRow[], returning: Returning): SqlQuery {
+  const first = jobs[0];
+  if (first === undefined) throw new Error('pgInsertJobs needs at least one job');
+  const columns = presentColumns(first);
+  const records = jobs.map((job) => Object.fromEntries(columns.map((c) => [c.recordField, c.value(job)])));
+  const values = columns.map((c) =>
+    c.clockPlusMs ? `now() + r.${c.recordField} * interval '1 millisecond'` : `r.${c.recordField}`,
+  );
+  const sql =
+    `INSERT INTO nudge_jobs (${columns.map((c) => c.column).join(', ')}) ` +
+    `SELECT ${values.join(', ')} ` +
+    `FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${columns.map((c) => `${c.recordField} ${c.pgType}`).join(', ')})) ` +
+    `WITH ORDINALITY AS r(${columns.map((c) => c.recordField).join(', ')}, n) ` +
+    `ORDER BY r.n ${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`;
+  return { sql, params: [JSON.stringify(records)] };
+}
