@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiKey, ApiScope } from './api-keys.js';
-import { routeAccess, type RouteAccess } from './route-scopes.js';
+import { routeAccess, type ApiKey, type ApiScope, type RouteAccess } from '@nudge/http';
 import { DIALECTS } from '@nudge/test-databases';
 import { createTestApp, jsonBody, type TestApp } from './test-app.js';
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_BATCH_JOBS } from './job-batch-route.js';
+import { MAX_BATCH_JOBS } from '@nudge/http';
 import { DIALECTS } from '@nudge/test-databases';
 import { createTestApp, jsonBody, type TestApp } from './test-app.js';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { JobStatusCounts } from './job-status-counts.js';
+import { JobStatusCounts } from '@nudge/http';
 import { DIALECTS } from '@nudge/test-databases';
 import { createTestApp } from './test-app.js';
 

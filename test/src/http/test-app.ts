@@ -1,12 +1,8 @@
 import { createStore, type Dialect, type EnqueueInput, type Store } from '@nudge/store';
 import { createTestDatabase } from '@nudge/test-databases';
-import type { ApiKey } from './api-keys.js';
-import { createHttpApp } from './create-http-app.js';
-import { nudgeRoutes } from './nudge-routes.js';
-import { NudgeMetrics } from './nudge-metrics.js';
-import type { NudgeHttpApp } from './nudge-http-app.js';
+import { createHttpApp, NudgeMetrics, nudgeRoutes, type ApiKey, type NudgeHttpApp } from '@nudge/http';
 
-/** An app on a fresh database of one dialect, for the tests of this package. */
+/** An app on a fresh database of one dialect, for the route tests of `@nudge/http`. */
 export interface TestApp {
   readonly app: NudgeHttpApp;
   readonly store: Store;
@@ -67,7 +63,8 @@ export async function createTestApp(
   });
   const routes: { method: string; url: string; hidden: boolean }[] = [];
   app.addHook('onRoute', (route) => {
-    const hidden = route.schema?.hide === true;
+    // `hide` is @fastify/swagger's addition to the route schema, whose types this package lacks.
+    const hidden = Reflect.get(route.schema ?? {}, 'hide') === true;
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') routes.push({ method, url: route.url, hidden });
     }

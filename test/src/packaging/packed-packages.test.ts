@@ -2,7 +2,7 @@
 // is not private, then publint and Are the Types Wrong on each tarball, and our own checks of what
 // is inside (no `workspace:` specifier left, no compiled test or test helper, every import declared).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ const INSTALLABLE = [
 const IGNORED_RESOLUTIONS = new Set(['node10', 'node16-cjs']);
 
 /** Files that are for tests only and must not ship. */
-const TEST_ONLY = /(\.test\.|(^|\/)test-app\.|\.tsbuildinfo$|\.map$)/;
+const TEST_ONLY = /(\.test\.|\.tsbuildinfo$|\.map$)/;
 
 /** The files of an unpacked package, relative to its folder. */
 function filesOf(dir: string): string[] {
@@ -107,6 +107,29 @@ describe('packed packages', () => {
         for (const [name, spec] of Object.entries((manifest[field] ?? {}) as Record<string, string>)) {
           assert.doesNotMatch(spec, /^workspace:/, `${pkg.name} ${field}.${name}`);
         }
+      }
+    }
+  });
+
+  it('need no private workspace package at run time (test databases, demo, test helpers)', () => {
+    const privates = ['packages', 'apps']
+      .flatMap((dir) => readdirSync(join(WORKSPACE_ROOT, dir)).map((name) => join(WORKSPACE_ROOT, dir, name)))
+      .concat(join(WORKSPACE_ROOT, 'test'))
+      .map((dir) => join(dir, 'package.json'))
+      .filter((path) => existsSync(path))
+      .map((path) => JSON.parse(readFileSync(path, 'utf8')) as PackageJson)
+      .filter((manifest) => manifest.private === true)
+      .map((manifest) => manifest.name);
+    assert.ok(privates.includes('@nudge/test-databases'), privates.join(', '));
+    for (const pkg of packed) {
+      const manifest = manifestOf(pkg);
+      for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'] as const) {
+        const names = Object.keys(manifest[field] ?? {});
+        assert.deepEqual(
+          names.filter((name) => privates.includes(name)),
+          [],
+          `${pkg.name} ${field}`,
+        );
       }
     }
   });
