@@ -1,16 +1,15 @@
-// `pnpm start`: runs the whole demo. Starts the nudge server with the demo's handlers, runs the
-// producer as a separate process once the server listens, then keeps the server serving its API
-// until Ctrl-C or SIGTERM, which is forwarded for a graceful shutdown (a second one kills it).
-// With NUDGE_DEMO_EXIT=1 it stops the server after the demo and exits with the producer's code.
+// `pnpm start`: runs the whole demo. Starts the nudge server in this process with the demo's
+// handlers (`startServer` of @nudge/server, as an app embedding nudge would), runs the producer as
+// a separate process once the server listens, then keeps serving the API until Ctrl-C or SIGTERM,
+// which stops the server gracefully (a second one exits at once). With NUDGE_DEMO_EXIT=1 it
+// stops the server after the demo and exits with the producer's code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { spawnServer, type ServerProcess } from '@nudge/server';
+import { startServer, type LogLevel, type RunningServer } from '@nudge/server';
 import { readStartOptions, type StartOptions } from './start-options.js';
 
 const HANDLERS = fileURLToPath(new URL('./handlers.js', import.meta.url));
 const PRODUCER = fileURLToPath(new URL('./producer.js', import.meta.url));
-/** Longest wait for the server's graceful shutdown before it is killed, in ms. */
-const SHUTDOWN_TIMEOUT_MS = 20_000;
 
 const say = (line: string): void => console.log(`[demo] ${line}`);
 
@@ -36,63 +35,61 @@ function runProducer(
 async function main(): Promise<number> {
   const options = readStartOptions(process.argv.slice(2), process.env);
   say(`starting the nudge server on ${options.databaseUrl} with handlers ${HANDLERS}`);
-  let server: ServerProcess;
+  let server: RunningServer;
   try {
-    server = await spawnServer({
-      env: {
-        DATABASE_URL: options.databaseUrl,
-        ...(process.env.HOST ? { HOST: process.env.HOST } : {}),
-        PORT: options.port,
-        LOG_LEVEL: options.serverLogLevel,
-        NUDGE_HANDLERS: HANDLERS,
-      },
-      onLine: (line, stream) =>
-        (stream === 'stdout' ? process.stdout : process.stderr).write(`[server] ${line}\n`),
-      detached: true,
+    server = await startServer({
+      handlers: HANDLERS,
+      databaseUrl: options.databaseUrl,
+      port: Number(options.port),
+      ...(process.env.HOST ? { host: process.env.HOST } : {}),
+      // LOG_LEVEL as given: startServer checks it as it checks every option (INVALID_CONFIG).
+      logLevel: options.serverLogLevel as LogLevel,
     });
   } catch (error) {
-    console.error(`start: ${error instanceof Error ? error.message : String(error)}`);
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`start: ${typeof code === 'string' ? `${code}: ` : ''}${message}`);
     return 1;
   }
-  const { child, url } = server;
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
 
   let producer: ChildProcess | undefined;
-  let stopping = false;
+  let stopping: Promise<number> | undefined;
+  let signalled: () => void = () => undefined;
+  const stopRequested = new Promise<void>((resolve) => (signalled = resolve));
+  const stop = (): Promise<number> =>
+    (stopping ??= server.close().then(
+      () => 0,
+      (error: unknown) => {
+        console.error(`start: the server did not shut down cleanly: ${String(error)}`);
+        return 1;
+      },
+    ));
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stopping) {
-      say(`${signal} again: killing the server`);
-      child.kill('SIGKILL');
-      return;
+      say(`${signal} again: exiting without waiting for running jobs`);
+      process.exit(1);
     }
-    stopping = true;
-    say(`${signal}: stopping the server gracefully (repeat to kill it)`);
+    say(`${signal}: stopping the server gracefully (repeat to exit at once)`);
     if (producer?.exitCode === null) producer.kill(signal);
-    child.kill(signal);
+    void stop();
+    signalled();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 
-  say(`server listening at ${url}; running the producer`);
-  const producerCode = await runProducer(options, url, (started) => (producer = started));
+  say(`server listening at ${server.url}; running the producer`);
+  const producerCode = await runProducer(options, server.url, (started) => (producer = started));
   if (options.exitAfterDemo && !stopping) {
     say(`producer exited with code ${producerCode}; NUDGE_DEMO_EXIT=1, so stopping the server`);
-    const code = await server.stop('SIGTERM', SHUTDOWN_TIMEOUT_MS);
-    if (code !== 0) {
-      console.error(`start: the server did not shut down cleanly (exit code ${code})`);
-      return producerCode === 0 ? 1 : producerCode;
-    }
-    return producerCode;
+    const code = await stop();
+    return producerCode === 0 ? code : producerCode;
   }
   if (!stopping) {
-    say(`producer exited with code ${producerCode}; the server keeps serving ${url}`);
-    say(`try: curl ${url}/jobs/1   (Ctrl-C stops the server)`);
+    say(`producer exited with code ${producerCode}; the server keeps serving ${server.url}`);
+    say(`try: curl ${server.url}/jobs/1   (Ctrl-C stops the server)`);
   }
-  const code = await server.exited;
-  if (stopping) return code;
-  console.error(`start: the server exited on its own (exit code ${code})`);
-  return code || 1;
+  // Serves until a signal starts the graceful stop.
+  await stopRequested;
+  return stop();
 }
 
 process.exitCode = await main();

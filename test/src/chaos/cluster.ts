@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServer, type ServerProcess } from '@nudge/server';
+import { spawnServer, type ServerProcess } from '@nudge/harness';
 import type { Dialect, EnqueueInput, Store } from '@nudge/store';
 import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
 import { installAudit, readAudit } from './audit.js';

@@ -13,7 +13,7 @@ import {
   WaitTimeoutError,
   type JobView,
 } from '@nudge/client';
-import { spawnServer, type ServerProcess } from '@nudge/server';
+import { spawnServer, type ServerProcess } from '@nudge/harness';
 import {
   FIXTURE_HANDLERS,
   createScratch,

@@ -97,7 +97,7 @@ for (const [dialect, skipDialect] of dialects) {
         0,
         `exit code ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
       );
-      assert.match(run.stdout, /\[server\] .*listening on http:\/\/\S+:\d+/);
+      assert.match(run.stdout, /\[demo\] server listening at http:\/\/\S+:\d+; running the producer/);
     });
 
     test('the first run prints no warning (such as MaxListenersExceededWarning)', () => {

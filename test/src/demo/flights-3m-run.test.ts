@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { measureSingleThreadFlights3m, type DelayReport } from '@nudge/demo';
+import type { DelayReport } from '@nudge/demo';
+import { measureSingleThreadFlights3m } from '@nudge/harness';
 import { createTestDatabase, rawQuery, type TestDatabase } from '../helpers/index.js';
 import { runNode, type NodeRun } from './run-node.js';
 

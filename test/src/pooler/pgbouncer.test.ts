@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { spawnServer, type ServerProcess } from '@nudge/server';
+import { spawnServer, type ServerProcess } from '@nudge/harness';
 import { PostgresStore } from '@nudge/store';
 import { findPgBouncer, startPgBouncer, type RunningPgBouncer } from '@nudge/test-databases/pgbouncer';
 import {

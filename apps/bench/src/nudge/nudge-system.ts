@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServer, type ServerProcess } from '@nudge/server';
+import { spawnServer, type ServerProcess } from '@nudge/harness';
 import { createStore } from '@nudge/store';
 import type { BenchKind, BenchPayload } from '../bench-job.js';
 import type { RunningSystem, StartOptions, SystemContext, SystemSpec } from '../bench-system.js';

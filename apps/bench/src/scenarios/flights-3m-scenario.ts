@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { measureCpuCapacity, measureFlights3m } from '@nudge/demo';
+import { measureCpuCapacity, measureFlights3m } from '@nudge/harness';
 import { formatNumber, formatRatio } from '../format-number.js';
 import type { ResultRow } from '../result-row.js';
 import type { Scenario } from './scenario.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, type ErrorCode } from '@nudge/core';
-import { spawnServer, type ServerProcess } from '@nudge/server';
+import { spawnServer, type ServerProcess } from '@nudge/harness';
 import type { Dialect } from '@nudge/store';
 import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
 import type { ChaosSize, Scenario, ScenarioResult } from '../scenario.js';

@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 
-/** `dist/main.js`, the entry this module starts. */
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+/**
+ * The server's entry, `apps/server/dist/main.js` (what `nudge serve` runs), found beside the
+ * `@nudge/server` entry this package resolves: the server as users run it, not a copy.
+ */
+export const SERVER_MAIN = join(dirname(createRequire(import.meta.url).resolve('@nudge/server')), 'main.js');
 
 /** The line the server prints once it listens; the first capture is the URL. */
 const LISTENING = /listening on (https?:\/\/[^\s"'),;]+)/;
@@ -55,7 +59,7 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node apps/server/dist/main.js` as a child process and resolves once it prints its
+ * Starts {@link SERVER_MAIN} (`node apps/server/dist/main.js`) as a child process and resolves once it prints its
  * `listening on <url>` line (printed at every log level). A wildcard host in that URL
  * (`0.0.0.0`, `::`) is replaced by loopback. Output is read continuously, so the child never
  * blocks on a full pipe.
@@ -64,7 +68,7 @@ export interface ServerProcess {
  *   `INVALID_CONFIG` line) or prints no `listening on` line within `listenTimeoutMs`
  */
 export function spawnServer(options: SpawnServerOptions = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [SERVER_MAIN], {
     cwd: options.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

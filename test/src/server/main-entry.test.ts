@@ -1,14 +1,12 @@
-// The entry as users run it, `node apps/server/dist/main.js`, in its own process (via spawnServer).
+// The entry as users run it, `node apps/server/dist/main.js`, in its own process (via spawnServer
+// of @nudge/harness).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnServer, type ServerProcess } from './spawn-server.js';
-
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+import { SERVER_MAIN as MAIN, spawnServer, type ServerProcess } from '@nudge/harness';
 
 const HANDLERS = `
 export async function echo(payload) { return payload; }
@@ -123,13 +121,6 @@ describe('node apps/server/dist/main.js', () => {
     assert.equal(metrics.status, 200);
     assert.match(await metrics.text(), /^nudge_jobs_enqueued_total\{kind="echo",queue="default"\} 1$/m);
     assert.equal(await server.stop('SIGTERM'), 0);
-  });
-
-  it('spawnServer rejects, quoting stderr, when the server exits before listening', async () => {
-    await assert.rejects(
-      spawnServer({ cwd: dir, env: { ...env, NUDGE_LEASE_MS: '10' } }),
-      /exited with code 1 before listening: INVALID_CONFIG: NUDGE_LEASE_MS must be/,
-    );
   });
 
   it('serves jobs, then exits 0 on SIGTERM', async () => {

@@ -1,21 +1,31 @@
 import { isDeepStrictEqual } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createClient } from '@nudge/client';
 import { nearestRank } from '@nudge/core';
-import { spawnServer } from '@nudge/server';
-import { parseAirports } from './airport.js';
-import { airportsFile, flights3mFile, FLIGHTS_3M } from './dataset-files.js';
-import { ALL_ORIGINS, type DelayReport } from './delay-report.js';
-import { FlightsParquet } from './flights-parquet.js';
-import { mergeFilePartials } from './merge-file-partials.js';
-import { openProducerDatabase } from './producer-database.js';
-import { buildPartialReport } from './partial-report.js';
-import { runQueuedReport } from './queued-report.js';
-import { rowGroupPartial } from './row-group-partial.js';
+import {
+  ALL_ORIGINS,
+  airportsFile,
+  buildPartialReport,
+  flights3mFile,
+  FLIGHTS_3M,
+  FlightsParquet,
+  mergeFilePartials,
+  openProducerDatabase,
+  parseAirports,
+  rowGroupPartial,
+  runQueuedReport,
+  type DelayReport,
+} from '@nudge/demo';
+import { spawnServer } from './spawn-server.js';
 
-const HANDLERS = fileURLToPath(new URL('./handlers.js', import.meta.url));
+/** The demo's handler module (`apps/demo/dist/handlers.js`), beside the `@nudge/demo` entry. */
+export const DEMO_HANDLERS = join(
+  dirname(createRequire(import.meta.url).resolve('@nudge/demo')),
+  'handlers.js',
+);
 
 /** The timed runs of one way of computing the flights-3m report. */
 export interface Flights3mTiming {
@@ -48,6 +58,11 @@ export interface QueuedMeasureOptions extends MeasureOptions {
    * existing, preferably empty, database).
    */
   readonly databaseUrl: string;
+  /**
+   * The handler module the server loads (`NUDGE_HANDLERS`): one with the demo's
+   * `flightDelayPart` and `flightDelayMerge` kinds. @defaultValue {@link DEMO_HANDLERS}
+   */
+  readonly handlers?: string;
   /** The server's worker threads (`NUDGE_THREADS`). @defaultValue 2 */
   readonly threads?: number;
   /** Pause between the measuring process's polls of the job states, in ms. @defaultValue 50 */
@@ -135,7 +150,7 @@ export async function measureSingleThreadFlights3m(options: MeasureOptions = {})
 
 /**
  * Measures the flights-3m report run through nudge end to end: starts a server with the demo's
- * handlers and `threads` worker threads on `databaseUrl`, and times each run from just before
+ * handlers (or `handlers`) and `threads` worker threads on `databaseUrl`, and times each run from just before
  * the part jobs are inserted (one transaction, then `POST /nudge`) to the moment the merged
  * report is seen by polling (`waitFor`: one `GET /jobs?ids=…` for all unfinished jobs every
  * `pollIntervalMs`). Server start-up is not timed; the server is stopped afterwards.
@@ -147,7 +162,7 @@ export async function measureQueuedFlights3m(options: QueuedMeasureOptions): Pro
   const server = await spawnServer({
     env: {
       DATABASE_URL: options.databaseUrl,
-      NUDGE_HANDLERS: HANDLERS,
+      NUDGE_HANDLERS: options.handlers ?? DEMO_HANDLERS,
       NUDGE_THREADS: String(threads),
       LOG_LEVEL: 'warn',
     },
