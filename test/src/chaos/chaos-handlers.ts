@@ -2,7 +2,7 @@
 // (NUDGE_CHAOS_LEDGER) and returns its fencing token, so the checks can tell which attempt wrote.
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HandlerContext } from '@nudge/engine';
+import type { HandlerContext } from '@nudge/server/handlers';
 import { recordEnd, recordStart } from './ledger.js';
 
 const LEDGER = process.env.NUDGE_CHAOS_LEDGER ?? '';

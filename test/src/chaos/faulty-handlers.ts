@@ -1,7 +1,7 @@
 // The handler module of the handler-faults scenario: `work` from the chaos module, plus one kind
 // per way a handler can misbehave inside its thread. Each records its start in the ledger, so the
 // checks can tell which process and attempt ran it; all fail but the two that return first.
-import type { HandlerContext } from '@nudge/engine';
+import type { HandlerContext } from '@nudge/server/handlers';
 import { recordEnd, recordStart } from './ledger.js';
 
 export { work } from './chaos-handlers.js';

@@ -1,7 +1,7 @@
 // The handler module of the new version in the rolling-deploy scenario: `work`, plus two kinds
 // the old version does not know, an async one and a cpu one (a class the old version has no
 // threads for). Both record in the ledger and return their fencing token, as `work` does.
-import type { HandlerContext } from '@nudge/engine';
+import type { HandlerContext } from '@nudge/server/handlers';
 import { work } from './chaos-handlers.js';
 import { recordEnd, recordStart } from './ledger.js';
 
