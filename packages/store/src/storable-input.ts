@@ -6,7 +6,7 @@ import {
   validateJobInputs,
 } from '@nudge/core';
 import type { EnqueueInput, FailInput } from './store.js';
-import type { ListJobsQuery } from './store-types.js';
+import type { ListJobsQuery } from './read-types.js';
 
 /**
  * Refuses a job that breaks the job contract of `@nudge/core` (`validateJobInput`) before

@@ -1,22 +1,8 @@
 import type { Job, JobStatus, TerminalStatus } from '@nudge/core';
+import type { EnqueueInput, EnqueuedJob, SelfClaimInput } from './enqueue-types.js';
+import type { NewJobsHandlers, NewJobsListener, JobLease, ClaimInput, ClaimedJob } from './claim-types.js';
+import type { CompleteInput, ProgressInput, FailInput, FailOutcome } from './outcome-types.js';
 import type {
-  ActivityBucket,
-  ActivityQuery,
-  EnqueueInput,
-  EnqueuedJob,
-  ListJobsQuery,
-  JobCommandResult,
-  QueueState,
-  NewJobsHandlers,
-  NewJobsListener,
-  JobLease,
-  ClaimInput,
-  ClaimedJob,
-  SelfClaimInput,
-  CompleteInput,
-  ProgressInput,
-  FailInput,
-  FailOutcome,
   SweepInput,
   SweepResult,
   PromoteInput,
@@ -24,13 +10,24 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
   SchemaState,
-} from './store-types.js';
+} from './maintenance-types.js';
+import type {
+  ActivityBucket,
+  ActivityQuery,
+  ListJobsQuery,
+  JobCommandResult,
+  QueueState,
+} from './read-types.js';
 import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
 import type { StatsInput, StoreStats } from './stats-types.js';
 import type { PruneInput } from './retention-types.js';
 import type { ScheduleAdvance, ScheduleRegistration, ScheduleState } from './schedule-types.js';
 
-export type * from './store-types.js';
+export type * from './enqueue-types.js';
+export type * from './claim-types.js';
+export type * from './outcome-types.js';
+export type * from './maintenance-types.js';
+export type * from './read-types.js';
 export type * from './instance-types.js';
 export type * from './stats-types.js';
 export type * from './retention-types.js';

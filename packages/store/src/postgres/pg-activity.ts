@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ActivityBucket, ActivityQuery } from '../store-types.js';
+import type { ActivityBucket, ActivityQuery } from '../read-types.js';
 import { pgMs, pgNow } from './pg-row.js';
 
 // Finished jobs of the window only, per bucket of finish time: a range of finished_at per status.

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ActivityBucket, ActivityQuery } from '../store-types.js';
+import type { ActivityBucket, ActivityQuery } from '../read-types.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { sqliteNowMinus } from './sqlite-time.js';
 

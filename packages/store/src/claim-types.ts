@@ -1,0 +1,71 @@
+// The inputs and results of claiming, and the new-job notifications (see store.ts).
+
+/** What {@link Store.listenForNewJobs} calls. */
+export interface NewJobsHandlers {
+  /** Runnable jobs were inserted, or the listener (re)connected and some may have been. */
+  readonly onWake: () => void;
+  /** The listener is listening: at the start, and again after each reconnection. */
+  readonly onReady?: (reconnected: boolean) => void;
+}
+
+/** A running {@link Store.listenForNewJobs} listener. */
+export interface NewJobsListener {
+  /** Stops listening and closes the connection; no wake follows. */
+  close(): Promise<void>;
+}
+
+/** Identifies one attempt: the row plus the fencing token the claim returned. */
+export interface JobLease {
+  readonly id: number;
+  readonly version: number;
+}
+
+/** Kinds that share one claim limit, such as the kinds of one execution class. */
+export interface ClaimGroup {
+  /** Kinds the claimer can run; a job of another kind is never claimed. Empty claims nothing. */
+  readonly kinds: readonly string[];
+  /** Most rows to claim for this group; 0 claims nothing (and reads nothing). */
+  readonly limit: number;
+  /**
+   * Queues to claim from (besides those of `ClaimInput.queueLimits`). @defaultValue every queue
+   */
+  readonly queues?: readonly string[];
+}
+
+/** Input of {@link Store.claim}. */
+export interface ClaimInput {
+  /** Written to `claimed_by`; unique per engine instance. */
+  readonly workerId: string;
+  /** Lease length from the database's now, in ms. */
+  readonly leaseMs: number;
+  /** One limit per group of kinds; all groups are claimed in one round trip. */
+  readonly groups: readonly ClaimGroup[];
+  /**
+   * Capped queues, each with the most of its rows this claim may take over all groups (what is
+   * left of its cap on the claiming instance; 0 takes none). Every group may claim from them, and
+   * no group claims from them otherwise. @defaultValue none
+   */
+  readonly queueLimits?: Readonly<Record<string, number>>;
+  /** Overrides the database clock; tests only. */
+  readonly now?: Date;
+}
+
+/**
+ * A job as a claim returns it: what the engine needs to run the attempt and fence its writes,
+ * nothing more, so that a large claim stays cheap to read. The payload stays JSON text: the
+ * worker thread parses it, not the claiming thread.
+ */
+export interface ClaimedJob extends JobLease {
+  readonly kind: string;
+  readonly queue: string;
+  /** The payload as JSON text. */
+  readonly payloadJson: string;
+  /** This attempt's number, from 1 (the row's `attempts` after the claim). */
+  readonly attempt: number;
+  /**
+   * How long the job waited between becoming due (`run_at`: the enqueue time of a job that was
+   * not delayed) and this claim, in ms, by the database clock. Absent when the claim did not
+   * measure it; `0` for a job inserted already claimed.
+   */
+  readonly waitMs?: number;
+}

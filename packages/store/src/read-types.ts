@@ -1,0 +1,60 @@
+import type { Job, JobStatus } from '@nudge/core';
+
+// The inputs and results of reading and commanding jobs and queues (see store.ts).
+
+/** What {@link Store.listJobs} selects. */
+export interface ListJobsQuery {
+  /** Only these ids (the other filters are ignored). */
+  readonly ids?: readonly number[];
+  readonly status?: JobStatus;
+  readonly kind?: string;
+  readonly queue?: string;
+  /** Only ids below this one: the last id of the previous page. */
+  readonly beforeId?: number;
+  /** Most jobs returned. */
+  readonly limit: number;
+}
+
+/**
+ * What a cancel or a retry did: `changed` (the job moved; `previous` is the status it left),
+ * `conflict` (its status does not allow the move; `job` is as it is), or `not-found`.
+ */
+export type JobCommandResult =
+  | { readonly outcome: 'changed'; readonly job: Job; readonly previous: JobStatus }
+  | { readonly outcome: 'conflict'; readonly job: Job }
+  | { readonly outcome: 'not-found' };
+
+/** A named queue as operators see it: paused or not, and its unfinished jobs by status. */
+export interface QueueState {
+  readonly name: string;
+  readonly paused: boolean;
+  /** When it was last paused or resumed; `null` if never. */
+  readonly updatedAt: Date | null;
+  readonly scheduled: number;
+  readonly pending: number;
+  readonly running: number;
+}
+
+/** Input of {@link Store.activity}. */
+export interface ActivityQuery {
+  /** How far back from the database's now, in ms (e.g. 3,600,000 for the last hour). */
+  readonly windowMs: number;
+  /** Width of one bucket, in ms (e.g. 60,000 for one per minute). */
+  readonly bucketMs: number;
+  /** Overrides the database clock; tests only. */
+  readonly now?: Date;
+}
+
+/** Jobs that finished within one bucket of {@link Store.activity}. */
+export interface ActivityBucket {
+  /** Start of the bucket (database clock). */
+  readonly start: Date;
+  readonly succeeded: number;
+  readonly failed: number;
+  /**
+   * Mean and largest enqueue → start wait, in ms, of the bucket's jobs that finished on their
+   * first attempt (a retried job's wait includes its backoff); `null` when there was none.
+   */
+  readonly latencyAvgMs: number | null;
+  readonly latencyMaxMs: number | null;
+}
