@@ -32,7 +32,7 @@ export type DefinedHandlers<Schemas> = { readonly [K in keyof Schemas]: HandlerE
  *
  * @example
  * ```ts
- * import type { PayloadsOf } from '@nudge/server/handlers';
+ * import type { PayloadsOf } from '@nudge/engine/handlers';
  * import type handlers from './handlers.js';
  * type Payloads = PayloadsOf<typeof handlers>; // { sendEmail: { to: string }, … }
  * ```
@@ -45,12 +45,13 @@ export type PayloadsOf<Handlers> = Handlers extends { readonly [payloadTypes]?: 
  * Declares a handler module's kinds with typed payloads: each handler's `payload` is typed from
  * its TypeBox `schema` (a definition without one, or a bare function, gets `JsonValue`). Make
  * the result the module's **default export**, whose keys are the kinds (named exports keep
- * working beside it, and a kind in both takes the default export's entry):
+ * working beside it, and a kind in both takes the default export's entry). An app's handler
+ * module imports it from `@nudge/server/handlers`, which re-exports this API:
  *
  * @example
  * ```ts
  * import { Type } from '@sinclair/typebox';
- * import { defineHandlers } from '@nudge/server/handlers';
+ * import { defineHandlers } from '@nudge/engine/handlers';
  *
  * export default defineHandlers({
  *   sendEmail: {
