@@ -2,6 +2,9 @@ import type { JsonValue, Logger } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
 import { dueTicks, MISSED_AFTER_MS, type ResolvedSchedule } from './cron-schedule.js';
 import type { EmitEngineEvent } from './engine-events.js';
+import type { CronRunResult, CronTick } from './service-results.js';
+
+export type { CronRunResult, CronTick } from './service-results.js';
 import { PeriodicTimer } from './periodic-timer.js';
 
 /** How often the scheduler looks for due ticks, in ms: the precision of a tick's start. */
@@ -17,24 +20,6 @@ export interface CronSchedulerOptions {
   readonly enqueue: (input: EnqueueInput) => Promise<EnqueuedJob>;
   /** @defaultValue {@link CRON_CHECK_INTERVAL_MS} */
   readonly checkIntervalMs?: number;
-}
-
-/** A tick the scheduler handled. */
-export interface CronTick {
-  readonly schedule: string;
-  /** The tick's time. */
-  readonly tickAt: Date;
-  /** The job of the tick (`created` false: another instance enqueued it first). */
-  readonly jobId: number;
-  readonly created: boolean;
-}
-
-/** What one pass of the {@link CronScheduler} did. */
-export interface CronRunResult {
-  /** Ticks whose job this pass enqueued or found enqueued. */
-  readonly ticks: readonly CronTick[];
-  /** Due ticks not run: missed ticks before the latest, or the latest under `missed: 'skip'`. */
-  readonly skipped: number;
 }
 
 /**

@@ -1,11 +1,13 @@
 import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob, FailOutcome, JobLease } from '@nudge/store';
-import type { HeartbeatResult } from './lease-keeper.js';
-import type { RescueResult } from './rescuer.js';
-import type { PruneResult } from './pruner.js';
-import type { CronRunResult } from './cron-scheduler.js';
-import type { ScheduleResult } from './scheduler.js';
-import type { UnhandledKindsRun } from './unhandled-kinds.js';
+import type {
+  CronRunResult,
+  HeartbeatResult,
+  PruneResult,
+  RescueResult,
+  ScheduleResult,
+  UnhandledKindsRun,
+} from './service-results.js';
 
 /** What metrics and logs say of a job: its kind, its queue and the attempt's number (from 1). */
 export interface JobLabels {

@@ -1,6 +1,9 @@
 import type { Logger } from '@nudge/core';
 import type { ClaimedJob, InstanceInput, JobLease, Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
+import type { HeartbeatResult } from './service-results.js';
+
+export type { HeartbeatResult } from './service-results.js';
 import { PeriodicTimer } from './periodic-timer.js';
 import { jobLogFields } from './job-log-fields.js';
 
@@ -25,14 +28,6 @@ export interface LeaseKeeperOptions {
    * `cancelled`. @returns the leases aborted
    */
   readonly onLost: (leases: readonly JobLease[], cancelled: ReadonlySet<number>) => ClaimedJob[];
-}
-
-/** What one heartbeat did. */
-export interface HeartbeatResult {
-  /** Leases renewed. */
-  readonly renewed: number;
-  /** Running attempts aborted because their lease was gone. */
-  readonly lost: number;
 }
 
 /**

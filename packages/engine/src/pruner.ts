@@ -2,6 +2,9 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { TERMINAL_STATUSES, type Logger, type TerminalStatus } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
+import type { PruneResult } from './service-results.js';
+
+export type { PruneResult } from './service-results.js';
 import { PeriodicTimer } from './periodic-timer.js';
 import { retentionAgeMs, type RetentionPolicy } from './retention-policy.js';
 
@@ -41,18 +44,6 @@ export interface PrunerOptions {
  * growth between two reclaims stays small, while a quiet queue never pays for a vacuum.
  */
 export const DEFAULT_RECLAIM_AFTER_ROWS = 10_000;
-
-/** What one run of the {@link Pruner} deleted. */
-export interface PruneResult {
-  /** Jobs deleted, all statuses. */
-  readonly deleted: number;
-  /** Jobs deleted per status. */
-  readonly byStatus: Readonly<Record<TerminalStatus, number>>;
-  /** Delete statements run. */
-  readonly batches: number;
-  /** Whether the run ended by reclaiming the space of deleted rows (`Store.reclaimSpace`). */
-  readonly reclaimed: boolean;
-}
 
 /**
  * Retention: deletes finished jobs older than the {@link RetentionPolicy} allows, per status and

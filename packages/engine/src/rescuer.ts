@@ -1,6 +1,9 @@
 import type { Logger } from '@nudge/core';
 import type { RecoveredJob, Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
+import type { RescueResult } from './service-results.js';
+
+export type { RescueResult } from './service-results.js';
 import { PeriodicTimer } from './periodic-timer.js';
 
 const MAX_PASSES = 1000;
@@ -18,18 +21,6 @@ export interface RescuerOptions {
   readonly retryDelayMs: (job: { kind: string; attempts: number }) => number;
   /** Jobs were put back to wait for a retry. */
   readonly onRequeued: () => void;
-}
-
-/** What one sweep did. */
-export interface RescueResult {
-  /** Rows put back to wait for a retry. */
-  readonly requeued: number;
-  /** Rows moved to `FAILED`: their attempts were used up. */
-  readonly failed: number;
-  /** Store calls made (pages). */
-  readonly passes: number;
-  /** Each recovered job's kind and queue, and whether it failed. */
-  readonly recovered: readonly RecoveredJob[];
 }
 
 /**

@@ -2,6 +2,9 @@ import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import { jittered } from './engine-options.js';
 import type { EmitEngineEvent } from './engine-events.js';
+import type { ScheduleResult } from './service-results.js';
+
+export type { ScheduleResult } from './service-results.js';
 
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
@@ -14,14 +17,6 @@ export interface SchedulerOptions {
   readonly pageSize?: number;
   /** Jobs became due. */
   readonly onPromoted: () => void;
-}
-
-/** What one run of the scheduler did. */
-export interface ScheduleResult {
-  /** `SCHEDULED` rows made `PENDING`. */
-  readonly promoted: number;
-  /** Time until the next scheduled row is due, in ms, or `null` when none is scheduled. */
-  readonly nextDueInMs: number | null;
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
+import type { UnhandledKindsRun } from './service-results.js';
+
+export type { UnhandledKindsRun } from './service-results.js';
 import { PeriodicTimer } from './periodic-timer.js';
 
 /** Options of an {@link UnhandledKindsFailer}. */
@@ -14,14 +17,6 @@ export interface UnhandledKindsOptions {
   readonly instanceTtlMs: number;
   /** Whether this instance is in the registry yet: until it is, its own kinds would look orphaned. */
   readonly registered: () => boolean;
-}
-
-/** What one run did. */
-export interface UnhandledKindsRun {
-  /** Jobs failed. */
-  readonly failed: number;
-  /** Their kinds. */
-  readonly kinds: string[];
 }
 
 /**
