@@ -3,7 +3,7 @@ import type { MachineInfo } from './machine-info.js';
 
 /** How the bench runs each system; printed with every result. */
 export const PROCESS_MODEL = [
-  'Each system’s worker runs in its own Node child process: nudge is its server started with `spawnServer` from `@nudge/server`',
+  'Each system’s worker runs in its own Node child process: nudge is its server started with `spawnServer` from `@nudge/harness`',
   '(handlers in the server’s worker threads); graphile-worker, pg-boss and BullMQ each run a worker script of the bench.',
   'The bench process is the client: it enqueues through each system’s producer API and times everything with',
   '`performance.now()` on its own clock. Every handler sends one UDP datagram per run to 127.0.0.1 (port in',
