@@ -37,7 +37,7 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { toStatusCounts } from '../count-by-status.js';
+import { selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
 import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
@@ -47,12 +47,7 @@ import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
-import {
-  assertStorableFilter,
-  assertStorableInput,
-  assertStorableInputs,
-  storableFailures,
-} from '../storable-input.js';
+import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
 import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
 import { pgListQueues, pgSetQueuePaused } from './pg-queues.js';
@@ -70,7 +65,7 @@ import { PgConnections, type PgConnectionMode } from './pg-connections.js';
 import { pgSetProgress } from './pg-progress.js';
 import { pgPromote } from './pg-promote.js';
 import { pgRelease } from './pg-release.js';
-import { pgRowToJob } from './pg-row.js';
+import { pgRowToJob, type PgJobRow } from './pg-row.js';
 import { pgSweep } from './pg-sweep.js';
 import { pgFailUnhandledKinds } from './pg-unhandled-kinds.js';
 
@@ -211,35 +206,16 @@ export class PostgresStore implements Store {
   }
 
   async getJob(id: number): Promise<Job | undefined> {
-    const row = await this.#kysely
-      .selectFrom('nudge_jobs')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await selectJobRow<PgJobRow, PgSchema>(this.#kysely, id);
     return row && pgRowToJob(row);
   }
+
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
-    assertStorableFilter(query);
-    let select = this.#kysely.selectFrom('nudge_jobs').selectAll().orderBy('id', 'desc').limit(query.limit);
-    if (query.ids) {
-      if (query.ids.length === 0) return [];
-      select = select.where('id', 'in', [...query.ids]);
-    } else {
-      if (query.status !== undefined) select = select.where('status', '=', query.status);
-      if (query.kind !== undefined) select = select.where('kind', '=', query.kind);
-      if (query.queue !== undefined) select = select.where('queue', '=', query.queue);
-      if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
-    }
-    return (await select.execute()).map(pgRowToJob);
+    return (await selectJobRows<PgJobRow, PgSchema>(this.#kysely, query)).map(pgRowToJob);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
-    const rows = await this.#kysely
-      .selectFrom('nudge_jobs')
-      .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
-      .groupBy('status')
-      .execute();
-    return toStatusCounts(rows);
+    return selectStatusCounts(this.#kysely);
   }
 
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {

@@ -37,7 +37,7 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { toStatusCounts } from '../count-by-status.js';
+import { selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
@@ -52,7 +52,7 @@ import { createSqliteSchedules } from './sqlite-schedules.js';
 import { createSqliteHeartbeat } from './sqlite-heartbeat.js';
 import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
-import { sqliteRowToJob, type SqliteSchema } from './sqlite-row.js';
+import { sqliteRowToJob, type SqliteJobRow, type SqliteSchema } from './sqlite-row.js';
 import { createSqliteProgress } from './sqlite-progress.js';
 import { createSqlitePromote } from './sqlite-promote.js';
 import { createSqliteRelease } from './sqlite-release.js';
@@ -60,12 +60,7 @@ import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
-import {
-  assertStorableFilter,
-  assertStorableInput,
-  assertStorableInputs,
-  storableFailures,
-} from '../storable-input.js';
+import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 
 /**
  * How long one call may wait for another process's lock inside SQLite's own busy handler, in ms.
@@ -158,35 +153,17 @@ export class SqliteStore implements Store {
   }
 
   async getJob(id: number): Promise<Job | undefined> {
-    const row = await this.#busy(() =>
-      this.#kysely.selectFrom('nudge_jobs').selectAll().where('id', '=', id).executeTakeFirst(),
-    );
+    const row = await this.#busy(() => selectJobRow<SqliteJobRow, SqliteSchema>(this.#kysely, id));
     return row && sqliteRowToJob(row);
   }
+
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
-    assertStorableFilter(query);
-    let select = this.#kysely.selectFrom('nudge_jobs').selectAll().orderBy('id', 'desc').limit(query.limit);
-    if (query.ids) {
-      if (query.ids.length === 0) return [];
-      select = select.where('id', 'in', [...query.ids]);
-    } else {
-      if (query.status !== undefined) select = select.where('status', '=', query.status);
-      if (query.kind !== undefined) select = select.where('kind', '=', query.kind);
-      if (query.queue !== undefined) select = select.where('queue', '=', query.queue);
-      if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
-    }
-    return (await this.#busy(() => select.execute())).map(sqliteRowToJob);
+    const rows = await this.#busy(() => selectJobRows<SqliteJobRow, SqliteSchema>(this.#kysely, query));
+    return rows.map(sqliteRowToJob);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
-    const rows = await this.#busy(() =>
-      this.#kysely
-        .selectFrom('nudge_jobs')
-        .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
-        .groupBy('status')
-        .execute(),
-    );
-    return toStatusCounts(rows);
+    return this.#busy(() => selectStatusCounts(this.#kysely));
   }
 
   async activity(query: ActivityQuery): Promise<ActivityBucket[]> {
