@@ -45,6 +45,12 @@ export interface Job {
 /** The queue of a job enqueued without one: the `queue` column's default in every migration. */
 export const DEFAULT_QUEUE = 'default';
 
+/** The priority of a job enqueued without one: the `priority` column's default in every migration. */
+export const DEFAULT_PRIORITY = 0;
+
+/** `max_attempts` of a job enqueued without one: the column's default in every migration. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
 /** Failed attempts whose errors a job keeps (the oldest is dropped first). */
 export const MAX_ATTEMPT_ERRORS = 10;
 

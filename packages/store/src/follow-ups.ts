@@ -1,12 +1,9 @@
 import { findUnstorableJsonText, jobInputProblem, NudgeError } from '@nudge/core';
+import { JOB_COLUMNS } from '@nudge/core/enqueue-sql';
 import type { CompleteInput } from './store.js';
 
-/**
- * `max_attempts` of a job enqueued without one: the column's default in every migration. A
- * follow-up is inserted with `INSERT … SELECT` (PostgreSQL) or one prepared statement (SQLite),
- * where a column cannot fall to its default row by row, so the defaults are repeated here.
- */
-export const DEFAULT_MAX_ATTEMPTS = 5;
+/** The record fields of a follow-up besides its payload, which is spliced in as JSON text. */
+const FIELDS = JOB_COLUMNS.filter((c) => c.field !== 'payload');
 
 /** Whether any completion of the batch carries follow-up jobs. */
 export function hasFollowUps(items: readonly CompleteInput[]): boolean {
@@ -42,7 +39,7 @@ export function assertStorableFollowUps(items: readonly CompleteInput[]): void {
 
 /**
  * The follow-ups of a batch as one JSON array of records for PostgreSQL's `jsonb_to_recordset`:
- * `{parent_id, kind, queue, priority, run_at, delay_ms, max_attempts, idempotency_key, payload}`,
+ * `parent_id` and the record fields of `@nudge/core`'s job columns (`pgRecordDefinition`),
  * omitted fields absent. Each payload's JSON text is spliced in, not parsed again.
  */
 export function followUpRecordsJson(items: readonly CompleteInput[]): string {
@@ -51,13 +48,7 @@ export function followUpRecordsJson(items: readonly CompleteInput[]): string {
     for (const f of item.followUps ?? []) {
       const head = JSON.stringify({
         parent_id: item.id,
-        kind: f.kind,
-        queue: f.queue,
-        priority: f.priority,
-        run_at: f.runAt?.toISOString(),
-        delay_ms: f.delayMs,
-        max_attempts: f.maxAttempts,
-        idempotency_key: f.idempotencyKey,
+        ...Object.fromEntries(FIELDS.map((c) => [c.recordField, c.value(f)])),
       });
       records.push(f.payloadJson === undefined ? head : `${head.slice(0, -1)},"payload":${f.payloadJson}}`);
     }

@@ -1,6 +1,6 @@
 export * from './store.js';
 export { createStore, sqlitePath, type CreateStoreOptions } from './create-store.js';
-export { DEFAULT_PRIORITY } from './default-priority.js';
+export { DEFAULT_PRIORITY } from '@nudge/core';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
 export type { PgConnectionMode } from './postgres/pg-connections.js';

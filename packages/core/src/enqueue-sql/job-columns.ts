@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, DEFAULT_QUEUE } from '../job.js';
 import type { JobInput } from '../job-options.js';
 
 /** A job as the enqueue SQL takes it: the validated input of `@nudge/core`'s job contract. */
@@ -27,6 +28,12 @@ export interface JobColumn {
    * statement, so the producer's clock plays no part.
    */
   readonly clockPlusMs?: true;
+  /**
+   * The column's default as SQL, the same in both dialects and in every migration: what an
+   * `INSERT … SELECT` spells out, where a column cannot fall to its default row by row. Absent
+   * for `kind` (required), the key (`NULL`) and `run_at` (the clock).
+   */
+  readonly defaultSql?: string;
 }
 
 /**
@@ -42,14 +49,23 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     recordField: 'payload',
     pgType: 'jsonb',
     value: (job) => job.payload,
+    defaultSql: `'{}'`,
   },
-  { field: 'queue', column: 'queue', recordField: 'queue', pgType: 'text', value: (job) => job.queue },
+  {
+    field: 'queue',
+    column: 'queue',
+    recordField: 'queue',
+    pgType: 'text',
+    value: (job) => job.queue,
+    defaultSql: `'${DEFAULT_QUEUE}'`,
+  },
   {
     field: 'priority',
     column: 'priority',
     recordField: 'priority',
     pgType: 'integer',
     value: (job) => job.priority,
+    defaultSql: String(DEFAULT_PRIORITY),
   },
   {
     field: 'maxAttempts',
@@ -57,6 +73,7 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     recordField: 'max_attempts',
     pgType: 'integer',
     value: (job) => job.maxAttempts,
+    defaultSql: String(DEFAULT_MAX_ATTEMPTS),
   },
   {
     field: 'idempotencyKey',

@@ -1,10 +1,9 @@
 import type pg from 'pg';
-import { DEFAULT_QUEUE } from '@nudge/core';
-import { DEFAULT_PRIORITY } from '../default-priority.js';
-import { DEFAULT_MAX_ATTEMPTS, followUpRecordsJson, hasFollowUps } from '../follow-ups.js';
+import { ON_KEY_CONFLICT_DO_NOTHING, pgRecordDefinition, pgRecordValues } from '@nudge/core/enqueue-sql';
+import { followUpRecordsJson, hasFollowUps } from '../follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
 import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseValue } from './pg-lease-map.js';
-import { pgMs, pgNow } from './pg-row.js';
+import { pgNow } from './pg-row.js';
 
 // Invariant: only the current attempt (same id and version, still RUNNING) records a success.
 // $2 maps each id to [version] or [version, result]; a missing result is SQL NULL.
@@ -23,20 +22,16 @@ const COMPLETE = `${UPDATE}${FENCE}`;
 // this very statement, so a fenced-out completion enqueues nothing. A follow-up whose kind and
 // key exist is skipped; a future run_at is made SCHEDULED by the insert trigger, and a PENDING
 // one notifies listeners through the statement trigger.
+const FOLLOW_UP = pgRecordValues('f', pgNow('$3'));
 const COMPLETE_WITH_EXTRAS = `
 WITH done AS (${UPDATE},
        progress = coalesce($4::jsonb -> (j.id::text), j.progress)${FENCE}
 ), follow_ups AS (
-INSERT INTO nudge_jobs (kind, payload, queue, priority, run_at, max_attempts, idempotency_key)
-SELECT f.kind, coalesce(f.payload, '{}'::jsonb), coalesce(f.queue, '${DEFAULT_QUEUE}'),
-       coalesce(f.priority, ${DEFAULT_PRIORITY}),
-       coalesce(f.run_at, ${pgNow('$3')} + ${pgMs('coalesce(f.delay_ms, 0)')}),
-       coalesce(f.max_attempts, ${DEFAULT_MAX_ATTEMPTS}), f.idempotency_key
-  FROM jsonb_to_recordset($5::jsonb) AS f(parent_id bigint, kind text, payload jsonb, queue text,
-       priority integer, run_at timestamptz, delay_ms double precision, max_attempts integer,
-       idempotency_key text)
+INSERT INTO nudge_jobs (${FOLLOW_UP.columns.join(', ')})
+SELECT ${FOLLOW_UP.values.join(', ')}
+  FROM jsonb_to_recordset($5::jsonb) AS f(parent_id bigint, ${pgRecordDefinition()})
  WHERE f.parent_id IN (SELECT id FROM done)
-ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+${ON_KEY_CONFLICT_DO_NOTHING}
 )
 SELECT id, version FROM done`;
 

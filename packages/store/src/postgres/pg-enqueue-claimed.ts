@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { DEFAULT_QUEUE } from '@nudge/core';
+import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
 import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
-import { DEFAULT_PRIORITY } from '../default-priority.js';
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 

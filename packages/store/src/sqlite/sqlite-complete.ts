@@ -1,10 +1,8 @@
 import type Database from 'better-sqlite3';
-import { DEFAULT_QUEUE } from '@nudge/core';
-import { DEFAULT_PRIORITY } from '../default-priority.js';
-import { DEFAULT_MAX_ATTEMPTS } from '../follow-ups.js';
+import { namedJobParams, ON_KEY_CONFLICT_DO_NOTHING, sqliteNamedValues } from '@nudge/core/enqueue-sql';
 import type { CompleteInput, FollowUpInput, JobLease } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
-import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+import { SQLITE_NOW, STORE_CLOCK } from './sqlite-time.js';
 
 // Invariant: only the current attempt (same id and version, still RUNNING) records a success;
 // a given progress replaces `progress`.
@@ -14,29 +12,19 @@ UPDATE nudge_jobs
        progress = coalesce(@progress, progress)
  WHERE id = @id AND version = @version AND status = 'RUNNING'`;
 
-const RUN_AT = `coalesce(@runAt, ${sqliteNowPlus('coalesce(@delayMs, 0)')})`;
+const FOLLOW_UP = sqliteNamedValues(STORE_CLOCK);
+const RUN_AT = FOLLOW_UP.values[FOLLOW_UP.columns.indexOf('run_at')];
 
 // A follow-up job, inserted in the completion's transaction only after its parent's completion
 // was recorded. Status is set here (as the enqueue does) so that a future run_at is SCHEDULED.
 const INSERT_FOLLOW_UP = `
-INSERT INTO nudge_jobs (kind, payload, queue, priority, run_at, status, max_attempts, idempotency_key, created_at)
-VALUES (@kind, coalesce(@payload, '{}'), coalesce(@queue, '${DEFAULT_QUEUE}'), coalesce(@priority, ${DEFAULT_PRIORITY}),
-        ${RUN_AT}, CASE WHEN ${RUN_AT} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
-        coalesce(@maxAttempts, ${DEFAULT_MAX_ATTEMPTS}), @key, ${SQLITE_NOW})
-ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`;
+INSERT INTO nudge_jobs (${FOLLOW_UP.columns.join(', ')}, status, created_at)
+VALUES (${FOLLOW_UP.values.join(', ')}, CASE WHEN ${RUN_AT} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
+        ${SQLITE_NOW})
+${ON_KEY_CONFLICT_DO_NOTHING}`;
 
 function followUpParams(f: FollowUpInput, now: string | null): Record<string, unknown> {
-  return {
-    kind: f.kind,
-    payload: f.payloadJson ?? null,
-    queue: f.queue ?? null,
-    priority: f.priority ?? null,
-    runAt: f.runAt === undefined ? null : f.runAt.toISOString(),
-    delayMs: f.delayMs ?? null,
-    maxAttempts: f.maxAttempts ?? null,
-    key: f.idempotencyKey ?? null,
-    now,
-  };
+  return { ...namedJobParams(f, f.payloadJson), now };
 }
 
 /** Prepares the SQLite completion; see {@link Store.complete}. */

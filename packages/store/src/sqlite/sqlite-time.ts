@@ -4,7 +4,7 @@ import { sqliteTime, sqliteTimeMinus, sqliteTimePlus } from '@nudge/core/enqueue
  * The store's SQLite clock, in SQL: `@now` is `NULL` in production; tests bind a fixed time to
  * travel without sleeping.
  */
-const STORE_CLOCK = `coalesce(@now, 'now')`;
+export const STORE_CLOCK = `coalesce(@now, 'now')`;
 
 /**
  * SQL for the database clock in SQLite, as stored text (`YYYY-MM-DDTHH:MM:SS.sssZ`).
