@@ -1,0 +1,62 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { enqueuePlan, isSingleStatement } from './enqueue-plan.js';
+import type { EnqueueRow } from './job-columns.js';
+import type { ReturnedRow } from './returned-row.js';
+import type { SqlDialect } from './sql-query.js';
+
+/** Runs a plan, answering each INSERT as if every row was new; returns the statements' shapes. */
+function statements(dialect: SqlDialect, jobs: readonly EnqueueRow[]) {
+  const plan = enqueuePlan<ReturnedRow>(dialect, jobs, 'keys');
+  const seen: Array<{ rows: number; params: number; sql: string }> = [];
+  let nextId = 1;
+  let offset = 0;
+  let step = plan.next();
+  while (!step.done) {
+    const query = step.value;
+    const rows =
+      dialect === 'postgres'
+        ? query.params.length === 1 && typeof query.params[0] === 'string' && query.params[0].startsWith('[')
+          ? (JSON.parse(query.params[0]) as unknown[]).length
+          : 1
+        : (query.sql.match(/\),? ?\(|\) ON/g) ?? []).length;
+    seen.push({ rows, params: query.params.length, sql: query.sql });
+    const answer = jobs.slice(offset, offset + rows).map((job) => ({
+      id: nextId++,
+      kind: job.kind,
+      ikey: job.idempotencyKey ?? null,
+    }));
+    offset += rows;
+    step = plan.next(answer);
+  }
+  return { seen, results: step.value };
+}
+
+describe('enqueuePlan', () => {
+  for (const dialect of ['postgres', 'sqlite'] as const) {
+    it(`${dialect}: one INSERT per run of jobs that set the same fields, at most 1,000 rows each`, () => {
+      const jobs: EnqueueRow[] = [
+        ...Array.from({ length: 1500 }, () => ({ kind: 'a', payload: { n: 1 } })),
+        { kind: 'b', priority: 2 },
+        { kind: 'a', payload: { n: 2 } },
+      ];
+      const { seen, results } = statements(dialect, jobs);
+      assert.deepEqual(
+        seen.map((s) => s.rows),
+        [1000, 500, 1, 1],
+      );
+      assert.ok(seen.every((s) => s.params <= 30_000));
+      assert.deepEqual(
+        results.map((r) => Number(r.row.id)),
+        jobs.map((_, i) => i + 1),
+      );
+      assert.equal(isSingleStatement(dialect, jobs), false);
+      assert.equal(isSingleStatement(dialect, jobs.slice(0, 1000)), true);
+      assert.equal(
+        isSingleStatement(dialect, [{ kind: 'a', idempotencyKey: 'k' }]),
+        false,
+        'a key may need a read-back',
+      );
+    });
+  }
+});
