@@ -5,6 +5,7 @@ import { createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
 import { resolveServerOptions, type ServerOptions } from './server-options.js';
 import { NUDGE_VERSION } from './nudge-version.js';
+import { BY_OPTION, BY_VARIABLE, inSettingTerms, type SettingNamer } from './setting-names.js';
 
 /** A server started by {@link startServer}: listening and claiming until {@link RunningServer.close}. */
 export interface RunningServer {
@@ -52,12 +53,14 @@ export interface RunningServer {
  *   `threads must be a whole number from 1 to 1024 (got 0)`, or when `host` is not a loopback
  *   address while `apiKeys` is empty and `allowUnauthenticated` is not `true`
  * @throws TypeError when `options` names no setting
+ * @throws NudgeError `INVALID_CONFIG` starting `schedules: ` when a schedule is of a kind the
+ *   handler module lacks or has the name of one of its schedules
  * @throws NudgeError `SCHEMA_TOO_NEW` when the database was migrated by a newer nudge
  * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
  * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  return startConfiguredServer(resolveServerOptions(options));
+  return startConfiguredServer(resolveServerOptions(options), BY_OPTION);
 }
 
 /**
@@ -73,16 +76,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  * The engine starts only once the port is bound, so a server that cannot listen never claims a
  * job. On any failure, whatever was started is stopped again before the error is rethrown.
  *
+ * Messages about a setting (a bad schedule of `NUDGE_SCHEDULES` for the handler module's kinds,
+ * an unknown API key) name it as `nameOf` does: by its environment variable unless told otherwise.
+ *
+ * @param nameOf - what messages call a setting (default: its environment variable)
+ * @throws NudgeError `INVALID_CONFIG` (or the job contract's code) naming the schedules setting
+ *   when a configured schedule is of a kind the handler module lacks, or has the name of one of
+ *   the module's schedules
+
  * @throws NudgeError `SCHEMA_TOO_NEW` when the database was migrated by a newer nudge
  * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded
  * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
  */
-export async function startConfiguredServer(config: ServerConfig): Promise<RunningServer> {
+export async function startConfiguredServer(
+  config: ServerConfig,
+  nameOf: SettingNamer = BY_VARIABLE,
+): Promise<RunningServer> {
   const app = createHttpApp({
     logger: { level: config.logLevel },
     bodyLimitBytes: config.bodyLimitBytes,
     apiKeys: config.apiKeys,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    settingNames: { apiKeys: nameOf('apiKeys') },
   });
   const store = createStore(config.databaseUrl, {
     queryTimeoutMs: config.dbTimeoutMs,
@@ -141,7 +156,7 @@ export async function startConfiguredServer(config: ServerConfig): Promise<Runni
   } catch (error) {
     await app.close().catch(() => undefined);
     await stopBackground().catch(() => undefined);
-    throw error;
+    throw inSettingTerms(error, nameOf);
   }
 
   const url = listeningUrl(app);

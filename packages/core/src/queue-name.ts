@@ -1,6 +1,7 @@
 /**
  * What a queue name may hold: 1 to 100 letters, digits, `_`, `.` or `-` (so that it fits in a URL
- * path and in the `NUDGE_QUEUES` list, where `:` starts a cap, without escaping).
+ * path and in the text form of a served-queue list, such as `default,emails:4`, where `:` starts
+ * a cap, without escaping).
  */
 export const QUEUE_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,100}$';
 

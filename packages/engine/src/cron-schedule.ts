@@ -5,9 +5,9 @@ import { jobInputProblem, NudgeError } from '@nudge/core';
 export type MissedTicks = 'latest' | 'skip';
 
 /**
- * A recurring job, declared in the handler module (`export const schedules = [...]`) or in
- * `NUDGE_SCHEDULES`: at each tick of `cron` (read in `timezone`) one job of `kind` is enqueued,
- * once across every instance.
+ * A recurring job, declared in the handler module (`export const schedules = [...]`) or in the
+ * engine's `schedules` option (which the server fills from `NUDGE_SCHEDULES`): at each tick of
+ * `cron` (read in `timezone`) one job of `kind` is enqueued, once across every instance.
  *
  * @example `{ name: 'nightly-report', cron: '0 3 * * *', timezone: 'Europe/Paris', kind: 'report' }`
  */
@@ -49,7 +49,7 @@ export interface ResolvedSchedule extends CronSchedule {
 const NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /**
- * Checks schedule declarations from `source` (such as `the handler module` or `NUDGE_SCHEDULES`)
+ * Checks schedule declarations from `source` (such as `the handler module`, or `schedules` for the engine's option)
  * and compiles their expressions.
  * @param kinds - the kinds handled here; a schedule of another kind is refused (omit to skip the check)
  * @throws RangeError naming the schedule and the field at fault: not an array, a missing or bad

@@ -37,7 +37,7 @@ export interface EngineOptions {
   /**
    * Queues this instance claims from, each with an optional cap on how many of its jobs this
    * instance runs at once; `{ name: '*' }` serves every queue not listed (see `parseQueueList`
-   * for the `NUDGE_QUEUES` text form). Caps hold per instance, on top of the slots of each
+   * for a text form). Caps hold per instance, on top of the slots of each
    * execution class. @defaultValue `[{ name: '*' }]`: every queue, none capped
    */
   readonly queues?: readonly ServedQueue[];

@@ -206,7 +206,10 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   /**
    * Validates the options, loads the handler module to learn its kinds, and starts the threads of
    * each execution class that has kinds.
-   * @throws RangeError when an option is out of range, or a schedule of `schedules` is invalid
+   * @throws RangeError when an option is out of range
+   * @throws NudgeError with `option: 'schedules'` when a schedule of `schedules` is invalid, of a
+   *   kind the handler module lacks, or named as one of the module's (`INVALID_CONFIG`, or the job
+   *   contract's code for a bad job field); the message starts with `schedules: `
    * @throws NudgeError `HANDLERS_INVALID` when the handler module cannot be loaded, a kind
    *   declares a field wrongly (the message names the kind and the field), or its `schedules`
    *   export is invalid (the message names the schedule and the field)
@@ -457,7 +460,10 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
 
 /**
  * The handler module's schedules, then the configured ones, checked against the module's kinds.
- * @throws NudgeError `HANDLERS_INVALID` for a bad module schedule; RangeError for a bad configured one
+ * @throws NudgeError `HANDLERS_INVALID` for a bad module schedule
+ * @throws NudgeError with `option: 'schedules'` for a bad configured one (a message starting
+ *   `schedules: `): the job contract's code for a bad job field, else `INVALID_CONFIG`, as for a
+ *   name the handler module declares too
  */
 function checkSchedules(
   fromModule: unknown,
@@ -470,12 +476,20 @@ function checkSchedules(
   } catch (error) {
     throw new NudgeError('HANDLERS_INVALID', (error as Error).message, { cause: error });
   }
-  const all = [...schedules, ...resolveSchedules(configured, 'the schedules option', kinds)];
+  let all: ResolvedSchedule[];
+  try {
+    all = [...schedules, ...resolveSchedules(configured, 'schedules', kinds)];
+  } catch (error) {
+    const code = error instanceof NudgeError ? error.code : 'INVALID_CONFIG';
+    throw new NudgeError(code, (error as Error).message, { cause: error, option: 'schedules' });
+  }
   const names = new Set<string>();
   for (const { name } of all) {
     if (names.has(name))
-      throw new RangeError(
-        `schedule "${name}" is declared both in the handler module and in NUDGE_SCHEDULES`,
+      throw new NudgeError(
+        'INVALID_CONFIG',
+        `schedules: schedule "${name}" is declared in the handler module too; rename one of them`,
+        { option: 'schedules' },
       );
     names.add(name);
   }

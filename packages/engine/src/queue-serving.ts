@@ -22,8 +22,9 @@ export interface QueueServing {
 export const EVERY_QUEUE: readonly ServedQueue[] = [{ name: '*' }];
 
 /**
- * Parses a queue list such as `default,emails:4,reports:2` (the `NUDGE_QUEUES` setting): names
- * separated by commas, each with an optional `:cap`; `*` serves every queue not listed.
+ * Parses a queue list such as `default,emails:4,reports:2` (the text form of the engine's `queues`
+ * option, which the server reads from `NUDGE_QUEUES`): names separated by commas, each with an
+ * optional `:cap`; `*` serves every queue not listed.
  * @throws RangeError naming the entry at fault (an empty or invalid name, a cap that is not a
  *   whole number ≥ 1, a repeated name, or a cap on `*`)
  */

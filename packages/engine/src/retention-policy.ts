@@ -34,9 +34,10 @@ const MAX_AGE_MS = 3650 * DAY_MS;
 
 /**
  * Parses a retention list such as `SUCCEEDED=1d,FAILED=14d,report:SUCCEEDED=30d,audit:FAILED=keep`
- * (the `NUDGE_RETENTION` setting) over {@link DEFAULT_RETENTION}: entries separated by commas,
- * each `STATUS=AGE` or `KIND:STATUS=AGE`, where `STATUS` is `SUCCEEDED`, `FAILED` or `CANCELLED`
- * and `AGE` is a duration in the `ms` package's format (`0`, `90s`, `15m`, `12h`, `7d`) or `keep`.
+ * (the text form of the engine's `retention` option, which the server reads from `NUDGE_RETENTION`)
+ * over {@link DEFAULT_RETENTION}: entries separated by commas, each `STATUS=AGE` or
+ * `KIND:STATUS=AGE`, where `STATUS` is `SUCCEEDED`, `FAILED` or `CANCELLED` and `AGE` is a
+ * duration in the `ms` package's format (`0`, `90s`, `15m`, `12h`, `7d`) or `keep`.
  * Statuses not named keep their default; a kind's entries override its status's age for it only.
  * An empty text is the default policy.
  * @throws RangeError naming the entry at fault (no `=`, an unknown status, a bad or negative age,
@@ -77,7 +78,7 @@ export function retentionAgeMs(policy: RetentionPolicy, status: TerminalStatus, 
   return override === undefined ? policy.byStatus[status] : override;
 }
 
-/** `policy` as a `NUDGE_RETENTION` text, such as `SUCCEEDED=1d,FAILED=14d,CANCELLED=keep`. */
+/** `policy` as the text {@link parseRetention} reads, such as `SUCCEEDED=1d,FAILED=14d,CANCELLED=keep`. */
 export function describeRetention(policy: RetentionPolicy): string {
   const age = (value: number | null | undefined): string => (value == null ? 'keep' : ms(value));
   const entries = TERMINAL_STATUSES.map(

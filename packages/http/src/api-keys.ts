@@ -21,8 +21,8 @@ const KEY_PATTERN = /^[\x21-\x2b\x2d-\x39\x3b-\x7e]+$/;
 export const MIN_API_KEY_LENGTH = 16;
 
 /**
- * Parses `NUDGE_API_KEYS`: entries `key:scope+scope` separated by commas, such as
- * `k1…:admin,k2…:enqueue+read`. Blank entries are ignored; an empty text gives no keys.
+ * Parses a list of API keys (the text the server reads from `NUDGE_API_KEYS`): entries
+ * `key:scope+scope` separated by commas, such as `k1…:admin,k2…:enqueue+read`. Blank entries are ignored; an empty text gives no keys.
  *
  * @throws Error naming the entry at fault: a key shorter than {@link MIN_API_KEY_LENGTH}
  *   characters or with other characters than printable ASCII (no space, `:` or `,`), a missing

@@ -42,6 +42,19 @@ export interface HttpAppOptions {
    * @defaultValue '0.1.0'
    */
   readonly version?: string;
+  /**
+   * What answers and the API's documentation call this app's options, for a caller that fills
+   * them from settings of its own: the server passes `{ apiKeys: 'NUDGE_API_KEYS' }`, so a `401`
+   * says "send one of the keys configured in NUDGE_API_KEYS".
+   * @defaultValue each option by its own name (`apiKeys`)
+   */
+  readonly settingNames?: SettingNames;
+}
+
+/** Names of the options of {@link HttpAppOptions} that answers mention, by option. */
+export interface SettingNames {
+  /** @defaultValue `'apiKeys'` */
+  readonly apiKeys?: string;
 }
 
 /**
@@ -80,13 +93,14 @@ export function createHttpApp(options: HttpAppOptions = {}): NudgeHttpApp {
   app.setValidatorCompiler(typeboxValidatorCompiler);
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app, bodyLimitBytes);
-  installAuth(app, options.apiKeys ?? []);
+  const apiKeysName = options.settingNames?.apiKeys ?? 'apiKeys';
+  installAuth(app, options.apiKeys ?? [], apiKeysName);
   installRateLimit(app, rateLimitPerMinute);
   void app.register(helmet, {
     // The API may be served over plain HTTP (behind a TLS proxy, or on localhost): no forced upgrade.
     contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
     hsts: false,
   });
-  installDocs(app, options.version ?? '0.1.0');
+  installDocs(app, options.version ?? '0.1.0', apiKeysName);
   return app;
 }

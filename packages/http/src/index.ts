@@ -1,5 +1,10 @@
 export { buildApp, type BuildAppOptions } from './build-app.js';
-export { createHttpApp, DEFAULT_BODY_LIMIT_BYTES, type HttpAppOptions } from './create-http-app.js';
+export {
+  createHttpApp,
+  DEFAULT_BODY_LIMIT_BYTES,
+  type HttpAppOptions,
+  type SettingNames,
+} from './create-http-app.js';
 export type { NudgeHttpApp } from './nudge-http-app.js';
 export { nudgeRoutes, type NudgeRoutesOptions } from './nudge-routes.js';
 export type { ClaimEngine } from './claim-engine.js';

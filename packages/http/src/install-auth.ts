@@ -21,8 +21,11 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * `403 FORBIDDEN`. Keys are compared in constant time ({@link ApiKeyRing}). With no keys, every
  * request passes (the server then listens on a loopback address only, unless told otherwise).
  * Sets `request.apiKeyName` for the log and the rate limit.
+ *
+ * @param keysName - what the `401` for an unknown key calls the list of keys (`apiKeys`, or the
+ *   setting the caller filled it from)
  */
-export function installAuth(app: NudgeHttpApp, keys: readonly ApiKey[]): void {
+export function installAuth(app: NudgeHttpApp, keys: readonly ApiKey[], keysName = 'apiKeys'): void {
   const ring = new ApiKeyRing(keys);
   app.decorateRequest('apiKeyName', null);
   if (!ring.enabled) return;
@@ -43,7 +46,10 @@ export function installAuth(app: NudgeHttpApp, keys: readonly ApiKey[]): void {
     const known = ring.find(token);
     if (!known) {
       void reply.header('www-authenticate', 'Bearer error="invalid_token"');
-      throw new NudgeError('UNAUTHORIZED', 'the API key is not valid: send a key listed in NUDGE_API_KEYS');
+      throw new NudgeError(
+        'UNAUTHORIZED',
+        `the API key is not valid: send one of the keys configured in ${keysName}`,
+      );
     }
     request.apiKeyName = known.name;
     if (!allows(known.scopes, access)) {

@@ -12,8 +12,11 @@ export const DOCS_PREFIX = '/docs';
  * `/docs/yaml`. The page's own routes are hidden from the document. The page loads every script
  * from a file of its own (no inline script), so `@fastify/helmet`'s Content-Security-Policy
  * (`script-src 'self'`) applies to it unchanged.
+ *
+ * @param keysName - what the bearer scheme's description calls the list of keys (`apiKeys`, or
+ *   the setting the caller filled it from)
  */
-export function installDocs(app: NudgeHttpApp, version: string): void {
+export function installDocs(app: NudgeHttpApp, version: string, keysName = 'apiKeys'): void {
   void app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -25,7 +28,7 @@ export function installDocs(app: NudgeHttpApp, version: string): void {
       },
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'A key of NUDGE_API_KEYS.' },
+          apiKey: { type: 'http', scheme: 'bearer', description: `A key configured in ${keysName}.` },
         },
       },
       security: [{ apiKey: [] }],

@@ -17,7 +17,7 @@ export const instanceViewSchema = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { description: 'The queues it serves (NUDGE_QUEUES).' },
+      { description: 'The queues it serves, with their caps.' },
     ),
     slots: Type.Object(
       { cpu: Type.Optional(Type.Integer()), async: Type.Optional(Type.Integer()) },

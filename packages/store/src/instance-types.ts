@@ -2,7 +2,7 @@ import type { ExecutionClass } from '@nudge/core';
 
 // The inputs and results of the instance registry's Store methods (see store.ts).
 
-/** A queue an instance serves, as `NUDGE_QUEUES` lists it. */
+/** A queue an instance serves, as the engine's `queues` option lists it. */
 export interface InstanceQueue {
   /** The queue's name, or `'*'` for every queue not listed. */
   readonly name: string;

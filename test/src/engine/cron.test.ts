@@ -135,7 +135,11 @@ describeEngine('recurring jobs (cron)', (t) => {
     );
     await assert.rejects(
       createEngine(t.store, { handlers: scheduled, schedules: [{ ...HOURLY, name: 'hourly-echo' }] }),
-      /schedule "hourly-echo" is declared both in the handler module and in NUDGE_SCHEDULES/,
+      (error: NudgeError) =>
+        error.code === 'INVALID_CONFIG' &&
+        error.option === 'schedules' &&
+        error.message ===
+          'schedules: schedule "hourly-echo" is declared in the handler module too; rename one of them',
     );
   });
 });

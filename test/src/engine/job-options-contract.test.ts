@@ -162,7 +162,7 @@ describeEngine('one job-options contract on every enqueue path', (t) => {
       await assert.rejects(t.engine({ schedules: [schedule] }), (error: unknown) => {
         assert.deepEqual(refusal(error), {
           code: c.code,
-          message: `the schedules option: schedule "tick": ${c.message}`,
+          message: `schedules: schedule "tick": ${c.message}`,
         });
         return true;
       });

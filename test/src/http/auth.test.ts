@@ -117,6 +117,16 @@ for (const dialect of DIALECTS) {
         assert.equal(response.statusCode, 401, headers.authorization);
         assert.equal(jsonBody(response).code, 'UNAUTHORIZED');
       }
+      const wrongKey = await t.app.inject({
+        method: 'GET',
+        url: '/jobs',
+        headers: { authorization: `Bearer ${ADMIN}x` },
+      });
+      // The library names its own option; the server passes the setting it fills it from.
+      assert.equal(
+        jsonBody(wrongKey).message,
+        'the API key is not valid: send one of the keys configured in apiKeys',
+      );
       const unknown = await t.app.inject({ method: 'GET', url: '/nowhere' });
       assert.equal(unknown.statusCode, 401, 'the route list of a 404 is not shown without a key');
     });

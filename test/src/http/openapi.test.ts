@@ -61,7 +61,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(doc.components?.securitySchemes?.apiKey, {
         type: 'http',
         scheme: 'bearer',
-        description: 'A key of NUDGE_API_KEYS.',
+        description: 'A key configured in apiKeys.',
       });
     });
 
