@@ -4,8 +4,11 @@ import { describeEngine, rawQuery, waitForEvent, waitUntil } from '../helpers/in
 
 describeEngine('engine shutdown and leases', (t) => {
   it('graceful shutdown finishes quick jobs and releases the rest for another instance', async () => {
-    const first = await t.engine({ threads: 3, shutdownGraceMs: 400 });
-    const quick = await t.store.enqueue({ kind: 'sleepy', payload: { ms: 100 } });
+    // The quick job has at most QUICK_MS left when the shutdown begins; a grace ten times that
+    // leaves a wide margin for a loaded machine (and the test waits it out for the held jobs).
+    const QUICK_MS = 300;
+    const first = await t.engine({ threads: 3, shutdownGraceMs: 10 * QUICK_MS });
+    const quick = await t.store.enqueue({ kind: 'sleepy', payload: { ms: QUICK_MS } });
     const stuck = await t.store.enqueueMany([
       { kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } },
       { kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } },
