@@ -15,7 +15,7 @@ export const PROCESS_MODEL = [
 /** What a reader needs to weigh the numbers; printed under the table. */
 export const READING_NOTES = [
   'Throughput counts handler reports received by the client, so every system pays the same one datagram per job.',
-  'enqueue: the workers run during it, as in production. nudge’s single enqueue is `POST /jobs` (HTTP + one `INSERT`); its batch is one plain multi-row `INSERT` plus `POST /nudge` per batch, the outbox path a producer inside its own transaction takes. Peers use their own APIs: graphile-worker `addJob`/`addJobs`, pg-boss `send`/`insert`, BullMQ `add`/`addBulk`.',
+  'enqueue: the workers run during it, as in production. nudge’s single enqueue is `POST /jobs` (HTTP + one `INSERT`); its batch is `@nudge/client`’s `enqueueMany` (every job validated, the batch in one transaction, as a Node producer writes it, inside its own transaction or not) plus `POST /nudge` per batch. Peers use their own APIs: graphile-worker `addJob`/`addJobs`, pg-boss `send`/`insert`, BullMQ `add`/`addBulk`.',
   'latency: each job is enqueued right after the previous one started, so a polling worker (pg-boss) has just polled and waits close to a full interval every time.',
   'cpu: graphile-worker, pg-boss and BullMQ run handlers on their process’s one JavaScript thread, as configured here, so one instance can use at most one core (50 % of a 2-core limit); nudge runs `cpu` kinds in its worker threads. BullMQ’s sandboxed processors could use more cores and are not measured.',
   'pg-limit, finished-rows, retention, not-due-rows and instances run nudge alone; their ratio column says what each row is compared with.',

@@ -57,13 +57,13 @@ function summarize(
 
 /**
  * Enqueue: one producer awaiting each single enqueue (nudge: `POST /jobs`), then batches (nudge:
- * `@nudge/client`'s `enqueueMany`, multi-row `INSERT`s in one transaction, plus `POST /nudge` per
- * batch), with the workers running.
+ * `@nudge/client`'s `enqueueMany`, each batch validated and written in one transaction, plus
+ * `POST /nudge` per batch), with the workers running.
  */
 export const enqueueScenario: Scenario = {
   name: 'enqueue',
   summary:
-    'one producer awaiting each single enqueue (nudge: POST /jobs); batches in one transaction each (nudge: @nudge/client enqueueMany, multi-row INSERTs, + POST /nudge); workers running',
+    'one producer awaiting each single enqueue (nudge: POST /jobs); batches in one transaction each (nudge: @nudge/client enqueueMany, validated, + POST /nudge); workers running',
   run: async (context) => {
     const { enqueueSingleJobs, enqueueBatchJobs, batchSize, repeat } = context.options;
     const single: SystemResult[] = [];
