@@ -1,36 +1,31 @@
 import { EventEmitter } from 'node:events';
-import { hostname } from 'node:os';
-import {
-  EXECUTION_CLASSES,
-  NudgeError,
-  retryDelayMs,
-  type BackoffOptions,
-  type ExecutionClass,
-} from '@nudge/core';
+import type { BackoffOptions, ExecutionClass } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
 import { selfClaimEnqueue } from './self-claim-enqueue.js';
-import { Claimer } from './claimer.js';
+import type { Claimer } from './claimer.js';
 import type { TriggerCounts } from './claim-trigger.js';
 import type { EngineEvents } from './engine-events.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-import { Executor } from './executor.js';
-import { LeaseKeeper, type HeartbeatResult } from './lease-keeper.js';
-import { OutcomeWriter } from './outcome-writer.js';
-import { ProgressWriter } from './progress-writer.js';
-import { Rescuer, type RescueResult } from './rescuer.js';
-import { Pruner, type PruneResult } from './pruner.js';
-import { CronScheduler, type CronRunResult } from './cron-scheduler.js';
-import { resolveSchedules, type ResolvedSchedule } from './cron-schedule.js';
-import { Scheduler, type ScheduleResult } from './scheduler.js';
+import type { Executor } from './executor.js';
+import type { LeaseKeeper, HeartbeatResult } from './lease-keeper.js';
+import type { OutcomeWriter } from './outcome-writer.js';
+import type { ProgressWriter } from './progress-writer.js';
+import type { Rescuer, RescueResult } from './rescuer.js';
+import type { Pruner, PruneResult } from './pruner.js';
+import type { CronScheduler, CronRunResult } from './cron-scheduler.js';
+import type { ResolvedSchedule } from './cron-schedule.js';
+import { checkSchedules } from './engine-schedules.js';
+import { wireEngine } from './engine-wiring.js';
+import type { Scheduler, ScheduleResult } from './scheduler.js';
 import { shutdownEngine } from './shutdown.js';
-import { KindRegistry } from './kind-registry.js';
+import type { KindRegistry } from './kind-registry.js';
 import { describeHandlers } from './threads/describe-handlers.js';
 import type { KindInfo } from './handlers/handler.js';
 import { startThreadPools } from './threads/start-thread-pools.js';
 import type { ExecutionPool } from './threads/execution-pool.js';
-import { NewJobsWaker } from './new-jobs-waker.js';
+import type { NewJobsWaker } from './new-jobs-waker.js';
 import { jobLogFields } from './job-log-fields.js';
-import { UnhandledKindsFailer, type UnhandledKindsRun } from './unhandled-kinds.js';
+import type { UnhandledKindsFailer, UnhandledKindsRun } from './unhandled-kinds.js';
 
 /** Slots of one execution class. */
 export interface SlotCounts {
@@ -75,132 +70,30 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   ) {
     super();
     this.options = options;
-    const { store, logger } = options;
-    const emit = <K extends keyof EngineEvents>(name: K, value: EngineEvents[K]): void => {
-      (this.emit as (name: K, value: EngineEvents[K]) => boolean)(name, value);
-    };
-    this.#registry = new KindRegistry(kinds, options);
-    this.#kinds = new Map(kinds.map((k) => [k.kind, k.execution]));
-    this.#kindsByClass = new Map(
-      EXECUTION_CLASSES.map((c) => [c, kinds.filter((k) => k.execution === c).map((k) => k.kind)]),
-    );
-    this.#writer = new OutcomeWriter({
-      store,
-      logger,
-      emit,
-      onWritten: (leases) => this.#executor.written(leases),
-    });
-    this.#progress = new ProgressWriter({ store, logger, emit, intervalMs: options.progressIntervalMs });
-    this.on('job:failed', ({ status, retryDelayMs: delay }) => {
-      if (status === 'SCHEDULED') this.#scheduler.wakeIn(delay);
-    });
-    // A job this instance released (its thread ended under it, or before it started) is due at
-    // once: claim it again. While shutting down, the claimer is stopped and this does nothing.
-    this.on('job:released', () => this.requestClaim());
-    this.on('job:followed-up', ({ due, nextDelayMs }) => {
-      if (due) this.requestClaim();
-      if (nextDelayMs !== null) this.#scheduler.wakeIn(nextDelayMs);
-    });
-    this.#executor = new Executor({
-      options,
-      pools,
-      kinds: this.#kinds,
-      writer: this.#writer,
-      progress: this.#progress,
-      emit,
-      outcomes: {
-        maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
-        timeoutMs: (kind) => this.#registry.timeoutMs(kind),
-        retryDelayMs: (kind, attempt) => retryDelayMs(attempt, this.backoffFor(kind)),
+    const services = wireEngine(options, kinds, pools, schedules, {
+      emit: (name, value) => {
+        (this.emit as (n: typeof name, v: typeof value) => boolean)(name, value);
       },
-      onSlotsFreed: (execution) => this.#claimer.slotsFreed(execution),
-      onQueuesFreed: (queues) => this.#claimer.queuesFreed(queues),
-    });
-    this.#claimer = new Claimer({
-      store,
-      logger,
-      emit,
-      workerId: options.workerId,
-      leaseMs: options.leaseMs,
-      pollIntervalMs: options.pollIntervalMs,
-      claimCooldownMs: options.claimCooldownMs,
-      maxClaimBatch: options.maxClaimBatch,
-      kinds: this.#kindsByClass,
-      free: (execution) => this.#executor.free(execution),
-      reserve: (execution, count) => this.#executor.reserve(execution, count),
-      unreserve: (execution, count) => this.#executor.unreserve(execution, count),
-      serving: options.queueServing,
-      reserveQueue: (queue, cap, count) => this.#executor.reserveQueue(queue, cap, count),
-      unreserveQueue: (queue, count) => this.#executor.unreserveQueue(queue, count),
-      start: (jobs) => this.#executor.start(jobs),
-      classOf: (kind) => this.#kinds.get(kind),
-    });
-    this.#leaseKeeper = new LeaseKeeper({
-      store,
-      logger,
-      emit,
-      leaseMs: options.leaseMs,
-      instance: {
-        id: options.workerId,
-        host: hostname(),
-        pid: process.pid,
-        kinds: this.kinds,
-        version: options.version,
-        queues: options.queues,
-        slots: Object.fromEntries(
-          Object.entries(this.slots).map(([execution, { total }]) => [execution, total]),
-        ),
+      on: (name, listener) => {
+        (this.on as (n: typeof name, l: typeof listener) => this)(name, listener);
       },
-      leases: () => this.#executor.leases(),
-      onLost: (leases, cancelled) => this.#executor.loseLeases(leases, cancelled),
-    });
-    this.#rescuer = new Rescuer({
-      store,
-      logger,
-      emit,
-      sweepIntervalMs: options.sweepIntervalMs,
-      retryDelayMs: ({ kind, attempts }) => retryDelayMs(attempts, this.backoffFor(kind)),
-      onRequeued: () => {
-        this.#scheduler.wakeIn(0);
-        this.requestClaim();
-      },
-    });
-    this.#pruner = new Pruner({
-      store,
-      logger,
-      emit,
-      policy: options.retention,
-      pruneIntervalMs: options.pruneIntervalMs,
-    });
-    this.#cron = new CronScheduler({
-      store,
-      logger,
-      emit,
-      schedules,
+      requestClaim: () => this.requestClaim(),
       enqueue: (input) => this.enqueue(input),
     });
-    this.#scheduler = new Scheduler({
-      store,
-      logger,
-      emit,
-      pollIntervalMs: options.pollIntervalMs,
-      onPromoted: () => this.requestClaim(),
-    });
-    this.#unhandled = new UnhandledKindsFailer({
-      store,
-      logger,
-      emit,
-      graceMs: options.unhandledKindGraceMs,
-      // Two leases: a live instance heartbeats six times in that span.
-      instanceTtlMs: 2 * options.leaseMs,
-      registered: () => this.#leaseKeeper.registered,
-    });
-    this.#waker = new NewJobsWaker({
-      store,
-      listen: options.listen,
-      emit,
-      requestClaim: () => this.requestClaim(),
-    });
+    this.#registry = services.registry;
+    this.#kinds = services.kinds;
+    this.#kindsByClass = services.kindsByClass;
+    this.#writer = services.writer;
+    this.#progress = services.progress;
+    this.#executor = services.executor;
+    this.#claimer = services.claimer;
+    this.#leaseKeeper = services.leaseKeeper;
+    this.#rescuer = services.rescuer;
+    this.#pruner = services.pruner;
+    this.#cron = services.cron;
+    this.#scheduler = services.scheduler;
+    this.#unhandled = services.unhandled;
+    this.#waker = services.waker;
   }
 
   /**
@@ -456,42 +349,4 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       });
     return this.#stopping;
   }
-}
-
-/**
- * The handler module's schedules, then the configured ones, checked against the module's kinds.
- * @throws NudgeError `HANDLERS_INVALID` for a bad module schedule
- * @throws NudgeError with `option: 'schedules'` for a bad configured one (a message starting
- *   `schedules: `): the job contract's code for a bad job field, else `INVALID_CONFIG`, as for a
- *   name the handler module declares too
- */
-function checkSchedules(
-  fromModule: unknown,
-  configured: readonly unknown[],
-  kinds: ReadonlySet<string>,
-): ResolvedSchedule[] {
-  let schedules: ResolvedSchedule[] = [];
-  try {
-    if (fromModule !== undefined) schedules = resolveSchedules(fromModule, 'the handler module', kinds);
-  } catch (error) {
-    throw new NudgeError('HANDLERS_INVALID', (error as Error).message, { cause: error });
-  }
-  let all: ResolvedSchedule[];
-  try {
-    all = [...schedules, ...resolveSchedules(configured, 'schedules', kinds)];
-  } catch (error) {
-    const code = error instanceof NudgeError ? error.code : 'INVALID_CONFIG';
-    throw new NudgeError(code, (error as Error).message, { cause: error, option: 'schedules' });
-  }
-  const names = new Set<string>();
-  for (const { name } of all) {
-    if (names.has(name))
-      throw new NudgeError(
-        'INVALID_CONFIG',
-        `schedules: schedule "${name}" is declared in the handler module too; rename one of them`,
-        { option: 'schedules' },
-      );
-    names.add(name);
-  }
-  return all;
 }
