@@ -5,7 +5,7 @@ export type { JobInput, JobOptions } from '@nudge/core';
 
 /**
  * A job of any kind of `Payloads` (a kind → payload type map, such as `PayloadsOf<typeof
- * handlers>` from `@nudge/engine`), as a union discriminated by `kind`: the payload's type
+ * handlers>` from `@nudge/server/handlers`), as a union discriminated by `kind`: the payload's type
  * follows the kind at compile time.
  *
  * @example
