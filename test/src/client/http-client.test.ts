@@ -18,6 +18,7 @@ import {
   FIXTURE_HANDLERS,
   createScratch,
   createSqliteDatabase,
+  waitUntil,
   type Scratch,
   type TestDatabase,
 } from '../helpers/index.js';
@@ -210,7 +211,9 @@ describe('HTTP client against a nudge server', () => {
     recorded.calls.length = 0;
     const startedMs = Date.now();
     const waits = jobs.map((job) => client.waitFor(job.id, { timeoutMs: 20_000, intervalMs: 100 }));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Release the jobs once the waits have shared five reads, rather than after a fixed while.
+    const shared = () => recorded.calls.filter((call) => call.url.includes('/jobs?ids=')).length;
+    await waitUntil(() => (shared() >= 5 ? true : undefined), 15_000, 10, 'five shared reads');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(releaseFile, '');
     const views: JobView[] = await Promise.all(waits);

@@ -19,10 +19,26 @@ import {
   type TestDatabase,
 } from '../helpers/index.js';
 import { runNode } from '../demo/run-node.js';
+import { claimQueries } from '../e2e/server-http.js';
 
 const PRODUCER = fileURLToPath(new URL('../fixtures/produce-jobs.js', import.meta.url));
 const POLL_INTERVAL_MS = 3000;
 const JOBS = 2000;
+
+/**
+ * Waits for the server's next claim query (read from `GET /metrics`); returns the time (ms since
+ * the epoch) of the last reading that had not counted it yet, so the query was counted after it.
+ */
+async function nextClaimCountedAfter(url: string): Promise<number> {
+  let checkedAt = Date.now();
+  const count = await claimQueries(url);
+  for (;;) {
+    const before = checkedAt;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    checkedAt = Date.now();
+    if ((await claimQueries(url)) > count) return before;
+  }
+}
 
 describe('a SQLite producer process beside a running server', () => {
   let db: TestDatabase;
@@ -83,16 +99,26 @@ describe('a SQLite producer process beside a running server', () => {
     const conn = new Database(path);
     conn.pragma('busy_timeout = 5000');
     try {
-      const latency = async (withNudge: boolean): Promise<number> => {
+      const run = async (withNudge: boolean): Promise<{ latency: number; startedAt: number }> => {
         const { id } = await enqueue(conn, { kind: 'noop' });
         if (withNudge) assert.deepEqual(await nudge(server.url), { ok: true });
         const view = await client.waitFor(id, { timeoutMs: POLL_INTERVAL_MS * 3 });
         assert.equal(view.status, 'SUCCEEDED');
-        return Date.parse(view.startedAt ?? '') - Date.parse(view.createdAt);
+        const startedAt = Date.parse(view.startedAt ?? '');
+        return { latency: startedAt - Date.parse(view.createdAt), startedAt };
       };
-      const nudged = await latency(true);
-      assert.ok(nudged < 1000, `started ${nudged} ms after the commit with a nudge`);
-      const polled = await latency(false);
+      // Nothing else asks this quiet server for claims, so the second claim query from now is a
+      // poll; the next poll comes at least 90% of the interval (jitter) after that poll's request,
+      // which came at most CLAIM_MARGIN_MS before its query was counted.
+      const CLAIM_MARGIN_MS = 500;
+      await nextClaimCountedAfter(server.url);
+      const polledAt = await nextClaimCountedAfter(server.url);
+      const nudged = await run(true);
+      assert.ok(
+        nudged.startedAt < polledAt + 0.9 * POLL_INTERVAL_MS - CLAIM_MARGIN_MS,
+        `started ${nudged.latency} ms after the commit with a nudge, before the next poll`,
+      );
+      const polled = (await run(false)).latency;
       // The poll interval is jittered by about 10%.
       assert.ok(polled <= POLL_INTERVAL_MS * 1.1 + 500, `started ${polled} ms after the commit by the poll`);
     } finally {

@@ -61,17 +61,19 @@ describe('SQLite: waiting for another connection’s write lock', () => {
     const impatient = createStore(db.url, { queryTimeoutMs: 200 });
     try {
       const before = await impatient.countByStatus();
-      const released = holdWriteLock(path, 1_000);
+      // The holder keeps the lock five times the budget; what counts is that the store gave up
+      // while it was still held, not how fast.
+      let holding = true;
+      const released = holdWriteLock(path, 1_000).then(() => (holding = false));
       const started = performance.now();
       const { result } = await withTicks(() => impatient.enqueue({ kind: 'k' }));
       const waitedMs = performance.now() - started;
+      const gaveUpWhileHeld = holding;
       await released;
       assert.equal(result.status, 'rejected');
       assert.equal((result.reason as { code?: string }).code, 'SQLITE_BUSY');
-      assert.ok(
-        waitedMs >= 200 && waitedMs < 1_000,
-        `gave up after its 200 ms budget (${Math.round(waitedMs)} ms)`,
-      );
+      assert.ok(waitedMs >= 200, `waited out its 200 ms budget first (${Math.round(waitedMs)} ms)`);
+      assert.ok(gaveUpWhileHeld, 'gave up while the lock was still held');
       assert.deepEqual(await impatient.countByStatus(), before);
     } finally {
       await impatient.close();

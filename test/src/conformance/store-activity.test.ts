@@ -35,10 +35,29 @@ describeStore('activity', (t) => {
     assert.equal(second.start.getTime() - first.start.getTime(), 60_000, 'consecutive minutes');
     assert.ok(first.start.getTime() <= later(now, 10_000).getTime());
     assert.ok(first.start.getTime() > later(now, 10_000 - 60_000).getTime());
-    for (const bucket of buckets) {
-      assert.ok(bucket.latencyAvgMs !== null && bucket.latencyAvgMs >= 9_990 && bucket.latencyAvgMs < 15_000);
-      assert.ok(bucket.latencyMaxMs !== null && bucket.latencyMaxMs >= bucket.latencyAvgMs);
-    }
+    // Each job's enqueue → start wait, from its stored timestamps (the claim's start is `now` + 10 s,
+    // its enqueue the database clock a moment before `now`): the buckets must report exactly these.
+    const waits = await Promise.all(
+      [a, b, c].map(async (job) => {
+        const row = await t.store.getJob(job.id);
+        assert.ok(row?.startedAt);
+        return row.startedAt.getTime() - row.createdAt.getTime();
+      }),
+    );
+    const [waitA = NaN, waitB = NaN, waitC = NaN] = waits;
+    const near = (actual: number | null, expected: number, what: string): void =>
+      assert.ok(
+        actual !== null && Math.abs(actual - expected) <= 1,
+        `${what}: ${actual} ms, expected ${expected} ms`,
+      );
+    assert.ok(
+      waits.every((ms) => ms >= 10_000 - 1),
+      `each waited the 10 s before its claim (${waits.join(', ')})`,
+    );
+    near(first.latencyAvgMs, (waitA + waitB) / 2, 'first minute, average');
+    near(first.latencyMaxMs, Math.max(waitA, waitB), 'first minute, longest');
+    near(second.latencyAvgMs, waitC, 'second minute, average');
+    near(second.latencyMaxMs, waitC, 'second minute, longest');
     const narrow = await t.store.activity({ windowMs: 30_000, bucketMs: 60_000, now: later(now, 90_000) });
     assert.deepEqual(
       narrow.map((bucket) => [bucket.succeeded, bucket.failed]),
