@@ -235,19 +235,24 @@ describeEngine('engine: kinds declared with defineHandlers, through the HTTP API
 
   it('a delayed job is never started by the enqueueing instance, though a slot is free', async () => {
     const { engine } = await typedApp(t, { pollIntervalMs: 60_000, listen: false });
-    // Wait until no claim holds the slots, so that an enqueue may take one.
+    // Wait until no claim holds the slots (a pass holds every free slot while it runs), so that
+    // an enqueue may take one.
+    const allFree = (): boolean =>
+      Object.values(engine.slots).every((counts) => counts === undefined || counts.free === counts.total);
     const settled = async (): Promise<void> => {
       await waitForEvent(engine, 'claim:empty');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitUntil(() => (allFree() ? true : undefined), 15_000, 1, 'every slot to be free');
     };
     let idle = settled();
     engine.start();
     await idle;
     idle = settled();
+    assert.ok(allFree(), 'a slot is free for the enqueue to take');
     const job = await engine.enqueue({ kind: 'plain', delayMs: 30_000 });
     assert.equal(job.status, 'SCHEDULED');
     assert.equal(job.claimedBy, null);
     await idle;
+    assert.ok(allFree(), 'a slot is free for the enqueue to take');
     const now = await engine.enqueue({ kind: 'plain', delayMs: 0 });
     assert.equal(now.status, 'RUNNING', 'an undelayed one is taken at once');
   });
