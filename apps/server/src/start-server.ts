@@ -1,7 +1,7 @@
 import { Engine } from '@nudge/engine';
 import { dashboardPlugin } from '@nudge/dashboard';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
-import { createStore, type Store } from '@nudge/store';
+import { countStoreCalls, createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
 import { resolveServerOptions, type ServerOptions } from './server-options.js';
 import { NUDGE_VERSION } from './nudge-version.js';
@@ -99,15 +99,19 @@ export async function startConfiguredServer(
     rateLimitPerMinute: config.rateLimitPerMinute,
     settingNames: { apiKeys: nameOf('apiKeys') },
   });
-  const store = createStore(config.databaseUrl, {
-    queryTimeoutMs: config.dbTimeoutMs,
-    connectTimeoutMs: config.dbConnectTimeoutMs,
-    logger: app.log,
-    preparedStatements: config.pgPreparedStatements,
-    listenUrl: config.listenUrl,
-  });
-  let engine: Engine | undefined;
   let metrics: NudgeMetrics | undefined;
+  // Every call counted by method (nudge_store_calls_total): which source loads the database.
+  const store = countStoreCalls(
+    createStore(config.databaseUrl, {
+      queryTimeoutMs: config.dbTimeoutMs,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      logger: app.log,
+      preparedStatements: config.pgPreparedStatements,
+      listenUrl: config.listenUrl,
+    }),
+    (method) => metrics?.storeCalled(method),
+  );
+  let engine: Engine | undefined;
   let stopping: Promise<void> | undefined;
   const stopBackground = (): Promise<void> =>
     (stopping ??= (async () => {

@@ -50,6 +50,9 @@ export class NudgeMetrics {
   readonly registry = new Registry();
   readonly #enqueued: KindQueueSeries<Counter<'kind' | 'queue'>>;
   readonly #nudges: Counter;
+  readonly #storeCalls: Counter<'method'>;
+  /** One series per store method, looked up once. */
+  readonly #storeCallSeries = new Map<string, Counter.Internal>();
   readonly #detach: Array<() => void> = [];
 
   constructor(options: NudgeMetricsOptions) {
@@ -60,6 +63,12 @@ export class NudgeMetrics {
     this.#nudges = new Counter({
       name: 'nudge_nudges_received_total',
       help: 'POST /nudge requests received.',
+      registers,
+    });
+    this.#storeCalls = new Counter({
+      name: 'nudge_store_calls_total',
+      help: "Calls of this instance's store by method, each one statement or transaction (a few are more): which source makes the database load.",
+      labelNames: ['method'],
       registers,
     });
     const statusCounts = new JobStatusCounts(options.store, options.statusCountMaxAgeMs);
@@ -80,6 +89,19 @@ export class NudgeMetrics {
   /** Counts the jobs an enqueue route created (a job whose idempotency key existed is not counted). */
   enqueued(jobs: readonly Pick<EnqueuedJob, 'kind' | 'queue' | 'created'>[]): void {
     for (const job of jobs) if (job.created) this.#enqueued.of(job.kind, job.queue).inc();
+  }
+
+  /**
+   * Counts one call of the store's `method`: pass it as `countStoreCalls`' `onCall` (see
+   * `@nudge/store`), with the counted store handed to the engine and the routes.
+   */
+  storeCalled(method: string): void {
+    let series = this.#storeCallSeries.get(method);
+    if (series === undefined) {
+      series = this.#storeCalls.labels(method);
+      this.#storeCallSeries.set(method, series);
+    }
+    series.inc();
   }
 
   /** Counts one `POST /nudge`. */

@@ -6,3 +6,4 @@ export { PostgresStore, type PostgresStoreOptions } from './postgres/postgres-st
 export type { PgConnectionMode } from './postgres/pg-connections.js';
 export { assertStorableInput } from './storable-input.js';
 export { MAX_DELAY_MS } from '@nudge/core';
+export { countStoreCalls } from './counted-store.js';
