@@ -14,6 +14,7 @@ export const SCENARIO_NAMES = [
   'not-due-rows',
   'instances',
   'flights-3m',
+  'idle',
 ] as const;
 
 /** One of {@link SCENARIO_NAMES}. */
@@ -45,6 +46,8 @@ export interface BenchSizes {
   readonly notDueRows: number;
   /** `--max-instances`: the instances scenario runs 1 … this many servers. */
   readonly maxInstances: number;
+  /** `--idle-ms`: the window each system is left idle in for the idle scenario, in ms. */
+  readonly idleMs: number;
   /** `--repeat`: runs per measurement; the table shows the median. */
   readonly repeat: number;
 }
@@ -75,6 +78,7 @@ export const FULL_SIZES: BenchSizes = {
   retentionJobs: 1_000_000,
   notDueRows: 1_000_000,
   maxInstances: 3,
+  idleMs: 120_000,
   repeat: 3,
 };
 
@@ -89,6 +93,7 @@ export const QUICK_SIZES: BenchSizes = {
   finishedRows: 1_000_000,
   retentionJobs: 200_000,
   notDueRows: 100_000,
+  idleMs: 20_000,
   repeat: 1,
 };
 
@@ -96,7 +101,7 @@ export const QUICK_SIZES: BenchSizes = {
 export const USAGE = `pnpm bench [--quick] [--only ${SCENARIO_NAMES.join(',')}] [--systems ${SYSTEM_IDS.join(',')}]
            [--drain-jobs N] [--enqueue-single-jobs N] [--enqueue-batch-jobs N] [--batch-size N]
            [--latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N] [--finished-rows N]
-           [--retention-jobs N] [--not-due-rows N] [--max-instances N] [--repeat N] [--out FILE]
+           [--retention-jobs N] [--not-due-rows N] [--max-instances N] [--idle-ms N] [--repeat N] [--out FILE]
 
 A full run (no --quick, --only or --systems) rewrites docs/benchmarks.md; other runs write a report
 only with --out FILE, so a partial run never replaces the published results.`;

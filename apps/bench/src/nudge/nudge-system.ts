@@ -23,6 +23,8 @@ const HANDLERS = fileURLToPath(new URL('../handlers.js', import.meta.url));
 export interface RunningNudge extends RunningSystem {
   /** `DATABASE_URL` of the servers. */
   readonly databaseUrl: string;
+  /** The servers' base URLs, such as `http://127.0.0.1:41234`. */
+  readonly serverUrls: readonly string[];
   /**
    * Enqueues one job the outbox way: a plain `INSERT` of `(kind, payload)`, then `POST /nudge`
    * unless `wake` is false (on PostgreSQL the servers' `LISTEN` wakes them anyway).
@@ -45,6 +47,10 @@ class NudgeInstances implements RunningNudge {
     this.#servers = servers;
     this.#echoes = echoes;
     this.#db = db;
+  }
+
+  get serverUrls(): readonly string[] {
+    return this.#servers.map((server) => server.url);
   }
 
   #track(range: IdRange, count: number): void {

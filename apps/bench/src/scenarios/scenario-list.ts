@@ -4,6 +4,7 @@ import { drainScenario } from './drain-scenario.js';
 import { enqueueScenario } from './enqueue-scenario.js';
 import { finishedRowsScenario } from './finished-rows-scenario.js';
 import { flights3mScenario } from './flights-3m-scenario.js';
+import { idleScenario } from './idle-scenario.js';
 import { instancesScenario } from './instances-scenario.js';
 import { latencyScenario } from './latency-scenario.js';
 import { notDueRowsScenario } from './not-due-rows-scenario.js';
@@ -25,6 +26,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   'not-due-rows': notDueRowsScenario,
   instances: instancesScenario,
   'flights-3m': flights3mScenario,
+  idle: idleScenario,
 };
 
 /** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */
