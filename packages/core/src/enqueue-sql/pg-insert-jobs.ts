@@ -40,8 +40,14 @@ export function pgInsertJobs(jobs: readonly EnqueueRow[], returning: Returning):
   const columns = presentColumns(first);
   if (jobs.length === 1) return pgInsertOne(columns, first, returning);
   const records = jobs.map((job) => Object.fromEntries(columns.map((c) => [c.recordField, c.value(job)])));
+  // jsonb_to_recordset reads a JSON null as SQL NULL: a payload of null, present in every record
+  // of the run, is JSON null again.
   const values = columns.map((c) =>
-    c.clockPlusMs ? `now() + r.${c.recordField} * interval '1 millisecond'` : `r.${c.recordField}`,
+    c.clockPlusMs
+      ? `now() + r.${c.recordField} * interval '1 millisecond'`
+      : c.pgType === 'jsonb'
+        ? `coalesce(r.${c.recordField}, 'null'::jsonb)`
+        : `r.${c.recordField}`,
   );
   const sql =
     `INSERT INTO nudge_jobs (${columns.map((c) => c.column).join(', ')}) ` +
