@@ -8,7 +8,14 @@ import pg from 'pg';
 import { NudgeError } from '@nudge/core';
 import { enqueue, enqueueMany, enqueueSync, type EnqueueExecutor, type JobFor } from '@nudge/client';
 import type { Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  DIALECTS,
+  createTestDatabase,
+  openStore,
+  rawQuery,
+  testPool,
+  type TestDatabase,
+} from '../helpers/index.js';
 
 interface Opened {
   readonly executor: EnqueueExecutor;
@@ -36,7 +43,7 @@ const openers: Record<'sqlite' | 'postgres', Record<string, (db: TestDatabase) =
     },
     Kysely: async (db) => {
       const kysely = new Kysely({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url }) }),
+        dialect: new PostgresDialect({ pool: testPool(db.url) }),
       });
       return { executor: kysely, close: () => kysely.destroy() };
     },

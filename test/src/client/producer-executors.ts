@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Generated } from 'kysely';
 import pg from 'pg';
 import { enqueueMany, enqueueManySync, type EnqueueResult, type JobInput } from '@nudge/client';
-import type { TestDatabase } from '../helpers/index.js';
+import { testPool, type TestDatabase } from '../helpers/index.js';
 
 /** A producer writing one order and its jobs in one transaction, through one executor type. */
 export interface ProducerExecutor {
@@ -92,7 +92,7 @@ export function producerExecutors(dialect: TestDatabase['dialect']): ProducerExe
       transactional: false,
       write: async (db, jobs) => {
         await createOrders(db);
-        const pool = new pg.Pool({ connectionString: db.url });
+        const pool = testPool(db.url);
         try {
           await pool.query("INSERT INTO orders (note) VALUES ('pool')");
           return await enqueueMany(pool, jobs);
@@ -104,7 +104,7 @@ export function producerExecutors(dialect: TestDatabase['dialect']): ProducerExe
     ...kyselyExecutors(async (db) => {
       await createOrders(db);
       return new Kysely({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url }) }),
+        dialect: new PostgresDialect({ pool: testPool(db.url) }),
       });
     }),
   ];

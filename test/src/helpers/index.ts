@@ -7,3 +7,4 @@ export * from './prometheus-text.js';
 export * from './query-plan.js';
 export * from './store-threads.js';
 export * from './claim-watch.js';
+export * from './test-pool.js';
