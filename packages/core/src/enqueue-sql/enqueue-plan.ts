@@ -1,7 +1,7 @@
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
-import { sqliteInsertJobs, sqliteParamsPerJob } from './sqlite-insert-jobs.js';
+import { sqliteInsertJobs, sqliteParamCount } from './sqlite-insert-jobs.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
 /**
@@ -57,8 +57,9 @@ function chunks(dialect: SqlDialect, jobs: readonly EnqueueRow[]): Array<{ start
   let shape = '';
   let params = 0;
   jobs.forEach((job, index) => {
-    const jobShape = columnsShape(presentColumns(job));
-    const jobParams = dialect === 'sqlite' ? sqliteParamsPerJob(job) : 0;
+    const columns = presentColumns(job);
+    const jobShape = columnsShape(columns);
+    const jobParams = dialect === 'sqlite' ? sqliteParamCount(columns) : 0;
     const current = out[out.length - 1];
     if (
       !current ||
@@ -84,7 +85,8 @@ const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
  * key (which may need a read-back). A single statement is atomic without a transaction.
  */
 export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow[]): boolean {
-  return chunks(dialect, jobs).length <= 1 && jobs.every((job) => job.idempotencyKey === undefined);
+  // Keys first: a keyed batch needs no chunking to answer.
+  return jobs.every((job) => job.idempotencyKey === undefined) && chunks(dialect, jobs).length <= 1;
 }
 
 /**

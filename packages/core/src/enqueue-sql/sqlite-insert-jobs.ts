@@ -48,8 +48,7 @@ export function sqliteInsertJobs(jobs: readonly EnqueueRow[], returning: Returni
   return { sql, params: rows.flatMap((r) => r.params) };
 }
 
-/** Parameters one job takes in {@link sqliteInsertJobs}. */
-export function sqliteParamsPerJob(job: EnqueueRow): number {
-  const columns = presentColumns(job);
+/** Parameters a job that fills `columns` takes in {@link sqliteInsertJobs}. */
+export function sqliteParamCount(columns: readonly JobColumn[]): number {
   return columns.length + (columns.some((c) => c.column === 'run_at') ? 1 : 0);
 }
