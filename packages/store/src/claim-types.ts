@@ -6,6 +6,11 @@ export interface NewJobsHandlers {
   readonly onWake: () => void;
   /** The listener is listening: at the start, and again after each reconnection. */
   readonly onReady?: (reconnected: boolean) => void;
+  /**
+   * The listener stopped listening (its connection dropped); wakes may be missed until the next
+   * `onReady`. Not called by {@link NewJobsListener.close}.
+   */
+  readonly onLost?: () => void;
 }
 
 /** A running {@link Store.listenForNewJobs} listener. */

@@ -81,6 +81,7 @@ export class PgJobListener implements NewJobsListener {
 
   #scheduleRetry(error: Error | undefined): void {
     if (this.#closed || this.#retry) return;
+    if (this.#failures === 0) this.#handlers.onLost?.();
     if (this.#failures === 0) {
       this.#options.logger.warn(
         { err: error },
