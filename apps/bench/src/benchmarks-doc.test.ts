@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { renderBenchmarksDoc, type BenchReport } from './benchmarks-doc.js';
+import { SCENARIO_NAMES } from './cli-options.js';
+import { SCENARIOS } from './scenarios/scenario-list.js';
 
 const report: BenchReport = {
   quick: true,
@@ -40,5 +42,15 @@ describe('renderBenchmarksDoc', () => {
 
   it('does not call a full run quick', () => {
     assert.match(renderBenchmarksDoc({ ...report, quick: false }), /^# Benchmarks\n/);
+  });
+
+  it('lists every scenario with its one-line summary, idle-latency and idle included', () => {
+    const scenarios = SCENARIO_NAMES.map((name) => ({ name, summary: SCENARIOS[name].summary }));
+    const text = renderBenchmarksDoc({ ...report, scenarios });
+    for (const { name, summary } of scenarios) {
+      assert.ok(!summary.includes('\n'), `${name}'s summary is one line`);
+      assert.ok(text.includes(`- **${name}**: ${summary}\n`), name);
+    }
+    assert.match(text, /- \*\*idle-latency\*\*: one job at a time .*20–520 ms.* p50 and p99/);
   });
 });

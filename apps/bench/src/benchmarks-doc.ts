@@ -17,6 +17,7 @@ export const READING_NOTES = [
   'Throughput counts handler reports received by the client, so every system pays the same one datagram per job.',
   'enqueue: the workers run during it, as in production. nudge’s single enqueue is `POST /jobs` (HTTP + one `INSERT`); its batch is `@nudge/client`’s `enqueueMany` (every job validated, the batch in one transaction, as a Node producer writes it, inside its own transaction or not) plus `POST /nudge` per batch. Peers use their own APIs: graphile-worker `addJob`/`addJobs`, pg-boss `send`/`insert`, BullMQ `add`/`addBulk`.',
   'latency: each job is enqueued right after the previous one started, so a polling worker (pg-boss) has just polled and waits close to a full interval every time.',
+  'idle-latency: each job is enqueued 20–520 ms (uniform) after the previous one started, so the service has gone quiet in between: what a first job after a pause waits, where latency shows the warm case. Every system waits through the same seeded gaps; p50 and p99 are nearest-rank percentiles of the jobs measured.',
   'cpu: graphile-worker, pg-boss and BullMQ run handlers on their process’s one JavaScript thread, as configured here, so one instance can use at most one core (50 % of a 2-core limit); nudge runs `cpu` kinds in its worker threads. BullMQ’s sandboxed processors could use more cores and are not measured.',
   'pg-limit, finished-rows, retention, not-due-rows and instances run nudge alone; their ratio column says what each row is compared with.',
 ];

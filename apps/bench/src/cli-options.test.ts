@@ -40,6 +40,15 @@ describe('parseCliOptions', () => {
     assert.equal(reportPath(parseCliOptions(['--quick', '--out', '/tmp/r.md']), doc), '/tmp/r.md');
   });
 
+  it('settles the idle scenario for a minute and a short while with --quick, and takes --idle-settle-ms', () => {
+    assert.equal(parseCliOptions([]).idleSettleMs, 60_000);
+    assert.equal(parseCliOptions([]).idleMs, 120_000);
+    assert.equal(parseCliOptions(['--quick']).idleSettleMs, 5_000);
+    assert.equal(parseCliOptions(['--quick', '--idle-settle-ms', '35000']).idleSettleMs, 35_000);
+    assert.equal(parseCliOptions(['--idle-latency-jobs=50']).idleLatencyJobs, 50);
+    assert.deepEqual(parseCliOptions(['--only', 'idle-latency']).scenarios, ['idle-latency']);
+  });
+
   it('recognises --help', () => {
     assert.equal(parseCliOptions(['--help']).help, true);
   });

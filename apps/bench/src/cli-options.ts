@@ -6,6 +6,7 @@ export const SCENARIO_NAMES = [
   'drain',
   'enqueue',
   'latency',
+  'idle-latency',
   'cpu',
   'pg-limit',
   'pooler',
@@ -32,6 +33,8 @@ export interface BenchSizes {
   readonly batchSize: number;
   /** `--latency-jobs`: sequential jobs of the latency scenario. */
   readonly latencyJobs: number;
+  /** `--idle-latency-jobs`: sequential jobs of the idle-latency scenario, each after an idle gap. */
+  readonly idleLatencyJobs: number;
   /** `--cpu-jobs`: CPU-bound jobs per cpu measurement. */
   readonly cpuJobs: number;
   /** `--cpu-ms`: CPU time each CPU-bound job burns, in ms. */
@@ -48,6 +51,13 @@ export interface BenchSizes {
   readonly maxInstances: number;
   /** `--idle-ms`: the window each system is left idle in for the idle scenario, in ms. */
   readonly idleMs: number;
+  /**
+   * `--idle-settle-ms`: how long each system runs idle before the idle scenario's window opens, in
+   * ms: long enough for start-up work to end and for a safety poll that backs off when idle
+   * (nudge's doubles from 1 s up to `NUDGE_IDLE_POLL_MAX_MS`, 30 s by default) to reach its
+   * steady interval.
+   */
+  readonly idleSettleMs: number;
   /** `--repeat`: runs per measurement; the table shows the median. */
   readonly repeat: number;
 }
@@ -71,6 +81,7 @@ export const FULL_SIZES: BenchSizes = {
   enqueueBatchJobs: 10_000,
   batchSize: 1_000,
   latencyJobs: 1_000,
+  idleLatencyJobs: 100,
   cpuJobs: 500,
   cpuMs: 20,
   engineBatch: NUDGE_ENGINE_CLAIM_BATCH,
@@ -79,6 +90,7 @@ export const FULL_SIZES: BenchSizes = {
   notDueRows: 1_000_000,
   maxInstances: 3,
   idleMs: 120_000,
+  idleSettleMs: 60_000,
   repeat: 3,
 };
 
@@ -89,19 +101,22 @@ export const QUICK_SIZES: BenchSizes = {
   enqueueSingleJobs: 200,
   enqueueBatchJobs: 2_000,
   latencyJobs: 200,
+  idleLatencyJobs: 20,
   cpuJobs: 200,
   finishedRows: 1_000_000,
   retentionJobs: 200_000,
   notDueRows: 100_000,
   idleMs: 20_000,
+  idleSettleMs: 5_000,
   repeat: 1,
 };
 
 /** The usage text of `pnpm bench --help`. */
 export const USAGE = `pnpm bench [--quick] [--only ${SCENARIO_NAMES.join(',')}] [--systems ${SYSTEM_IDS.join(',')}]
            [--drain-jobs N] [--enqueue-single-jobs N] [--enqueue-batch-jobs N] [--batch-size N]
-           [--latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N] [--finished-rows N]
-           [--retention-jobs N] [--not-due-rows N] [--max-instances N] [--idle-ms N] [--repeat N] [--out FILE]
+           [--latency-jobs N] [--idle-latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N]
+           [--finished-rows N] [--retention-jobs N] [--not-due-rows N] [--max-instances N]
+           [--idle-ms N] [--idle-settle-ms N] [--repeat N] [--out FILE]
 
 A full run (no --quick, --only or --systems) rewrites docs/benchmarks.md; other runs write a report
 only with --out FILE, so a partial run never replaces the published results.`;

@@ -1,18 +1,13 @@
-import { performance } from 'node:perf_hooks';
-import { nearestRank } from '@nudge/core';
 import type { BenchPayload } from '../bench-job.js';
 import type { RunningSystem } from '../bench-system.js';
 import { formatNumber } from '../format-number.js';
 import type { RunningNudge } from '../nudge/nudge-system.js';
 import type { ReportListener } from '../report/report-listener.js';
-import { benchPayloads } from './bench-payloads.js';
 import { comparisonRows, type SystemResult } from './comparison-rows.js';
+import { latencyPercentiles } from './latency-percentiles.js';
 import type { Scenario } from './scenario.js';
-import { waitUntilFinished } from './wait-until-finished.js';
+import { measureSequentialStarts, sequentialStartNotes } from './sequential-starts.js';
 import { withSystem } from './with-system.js';
-
-/** Longest wait for one job to start, in ms. */
-const START_TIMEOUT_MS = 30_000;
 
 /**
  * Enqueues `jobs` `latency` jobs one after another, each once the previous one has started, and
@@ -24,35 +19,16 @@ async function sequentialLatency(
   jobs: number,
   enqueue: (payload: BenchPayload) => Promise<void>,
 ): Promise<Omit<SystemResult, 'id' | 'label'>> {
-  const tally = listener.track(jobs);
-  const samples: number[] = [];
-  let missed = 0;
-  try {
-    for (const payload of benchPayloads(tally.run, 0, jobs)) {
-      const start = performance.now();
-      await enqueue(payload);
-      if (await tally.waitFor(payload.seq, START_TIMEOUT_MS))
-        samples.push(tally.firstAtMs(payload.seq) - start);
-      else missed += 1;
-    }
-    const confirmed = await waitUntilFinished(system, 60_000);
-    const sorted = samples.sort((a, b) => a - b);
-    const percentile = (percent: number): number =>
-      sorted.length > 0 ? nearestRank(sorted, percent) : Number.NaN;
-    const p50 = percentile(50);
-    const notes = [
-      ...(missed > 0 ? [`${missed} job(s) did not start within ${START_TIMEOUT_MS} ms`] : []),
-      ...(confirmed ? [] : ['storage did not confirm every job']),
-    ];
-    return {
-      values: [p50],
-      display: `${formatNumber(p50)} / ${formatNumber(percentile(95))} / ${formatNumber(percentile(99))}`,
-      ...tally.exactlyOnce(),
-      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
-    };
-  } finally {
-    tally.close();
-  }
+  const starts = await measureSequentialStarts(system, listener, { jobs, enqueue });
+  const { p50Ms, p95Ms, p99Ms } = latencyPercentiles(starts.samplesMs);
+  const notes = sequentialStartNotes(starts);
+  return {
+    values: [p50Ms],
+    display: `${formatNumber(p50Ms)} / ${formatNumber(p95Ms)} / ${formatNumber(p99Ms)}`,
+    lost: starts.lost,
+    duplicate: starts.duplicate,
+    ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+  };
 }
 
 /** Latency: sequential jobs, each enqueued after the previous one started. */

@@ -4,6 +4,7 @@ import { drainScenario } from './drain-scenario.js';
 import { enqueueScenario } from './enqueue-scenario.js';
 import { finishedRowsScenario } from './finished-rows-scenario.js';
 import { flights3mScenario } from './flights-3m-scenario.js';
+import { idleLatencyScenario } from './idle-latency-scenario.js';
 import { idleScenario } from './idle-scenario.js';
 import { instancesScenario } from './instances-scenario.js';
 import { latencyScenario } from './latency-scenario.js';
@@ -18,6 +19,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   drain: drainScenario,
   enqueue: enqueueScenario,
   latency: latencyScenario,
+  'idle-latency': idleLatencyScenario,
   cpu: cpuScenario,
   'pg-limit': pgLimitScenario,
   pooler: poolerScenario,
