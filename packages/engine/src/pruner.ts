@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { TERMINAL_STATUSES, type Logger, type TerminalStatus } from '@nudge/core';
+import type { Logger, TerminalStatus } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { PruneResult } from './service-results.js';
@@ -50,6 +50,8 @@ export const DEFAULT_RECLAIM_AFTER_ROWS = 10_000;
  * kind, oldest first, in batches of `batchSize` rows. Each batch is its own short transaction and
  * the event loop runs at least every 20 ms of batches, so a large backlog never holds locks for
  * long or starves the claimer. Every instance may run one: on PostgreSQL two pruners skip each other's rows.
+ * One statement lists the statuses and kinds that have finished jobs, so a run with nothing to
+ * delete is one transaction.
  */
 export class Pruner {
   readonly #options: PrunerOptions;
@@ -85,25 +87,18 @@ export class Pruner {
     const byStatus: Record<TerminalStatus, number> = { SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
     let batches = 0;
     let sliceStart = performance.now();
-    for (const status of TERMINAL_STATUSES as readonly TerminalStatus[]) {
-      if (
-        policy.byStatus[status] === null &&
-        ![...policy.byKind.values()].some((ages) => ages[status] != null)
-      )
-        continue;
-      for (const kind of await store.finishedKinds(status)) {
-        const olderThanMs = retentionAgeMs(policy, status, kind);
-        if (olderThanMs === null) continue;
-        for (;;) {
-          if (this.#stopped && batches > 0) return this.#finish(byStatus, batches, false);
-          const deleted = await store.pruneFinished({ status, kind, olderThanMs, limit });
-          batches += 1;
-          byStatus[status] += deleted;
-          if (deleted < limit) break;
-          if (performance.now() - sliceStart >= SLICE_MS) {
-            await yieldToEventLoop();
-            sliceStart = performance.now();
-          }
+    for (const { status, kind } of await store.finishedKinds()) {
+      const olderThanMs = retentionAgeMs(policy, status, kind);
+      if (olderThanMs === null) continue;
+      for (;;) {
+        if (this.#stopped && batches > 0) return this.#finish(byStatus, batches, false);
+        const deleted = await store.pruneFinished({ status, kind, olderThanMs, limit });
+        batches += 1;
+        byStatus[status] += deleted;
+        if (deleted < limit) break;
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
         }
       }
     }

@@ -19,6 +19,11 @@ export interface SweepResult {
   readonly failed: number;
   /** Each recovered row's kind and queue, and whether it `failed` (else it was requeued). */
   readonly recovered: readonly RecoveredJob[];
+  /**
+   * Time until the earliest lease still held expires, in ms from the database's now (negative
+   * when one expired that this call left for the next page); `null` when no job is running.
+   */
+  readonly nextLeaseExpiryInMs: number | null;
 }
 
 /** A job the sweep recovered; see {@link SweepResult}. */
@@ -46,6 +51,13 @@ export interface PromoteResult {
    * `null` when none is scheduled.
    */
   readonly nextDueInMs: number | null;
+  /** Some `PENDING` job is due now (of any kind or queue): a claim may find work. */
+  readonly runnable: boolean;
+  /**
+   * Time until the earliest lease of a `RUNNING` job expires, in ms from the database's now:
+   * negative once it has expired; `null` when no job is running.
+   */
+  readonly nextLeaseExpiryInMs: number | null;
 }
 
 /** Input of {@link Store.failUnhandledKinds}. */

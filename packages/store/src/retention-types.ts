@@ -11,3 +11,9 @@ export interface PruneInput {
   /** Overrides the database clock; tests only. */
   readonly now?: Date;
 }
+
+/** A status and kind that finished jobs have; see {@link Store.finishedKinds}. */
+export interface FinishedKind {
+  readonly status: TerminalStatus;
+  readonly kind: string;
+}

@@ -20,7 +20,7 @@ import type {
 } from './read-types.js';
 import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
 import type { StatsInput, StoreStats } from './stats-types.js';
-import type { PruneInput } from './retention-types.js';
+import type { FinishedKind, PruneInput } from './retention-types.js';
 import type { ScheduleAdvance, ScheduleRegistration, ScheduleState } from './schedule-types.js';
 
 export type * from './enqueue-types.js';
@@ -220,10 +220,11 @@ export interface Store {
   failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult>;
 
   /**
-   * The kinds that have jobs in `status`, sorted. A loose scan of the `(status, kind, finished_at)`
-   * index: one index probe per kind, however many rows each kind has.
+   * Each terminal status and kind that finished jobs have, sorted by status then kind, in one
+   * statement. A loose scan of the `(status, kind, finished_at)` index: one index probe per pair,
+   * however many rows each has.
    */
-  finishedKinds(status: TerminalStatus): Promise<string[]>;
+  finishedKinds(): Promise<FinishedKind[]>;
   /**
    * Deletes up to `limit` jobs of `status` and `kind` that finished more than `olderThanMs` ago,
    * oldest first, in one short transaction (on PostgreSQL rows locked by another pruner are

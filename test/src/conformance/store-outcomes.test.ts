@@ -12,6 +12,7 @@ describeStore('outcomes and fencing', (t) => {
       requeued: 1,
       failed: 0,
       recovered: [{ kind: 'k', queue: 'default', failed: false }],
+      nextLeaseExpiryInMs: null,
     });
     const [current] = await t.claim(1, { now: later(expiredAt, 1), workerId: 'w2' });
     assert.ok(current);
@@ -137,6 +138,7 @@ describeStore('outcomes and fencing', (t) => {
       ],
     );
     assert.deepEqual(calls.map((c) => c.kind).sort(), ['again', 'done', 'k']);
+    assert.equal(result.nextLeaseExpiryInMs, LEASE_MS, 'the lease still held, renewed at the sweep time');
     const again = await t.store.getJob(byKind('again').id);
     assert.equal(again?.status, 'SCHEDULED');
     assert.equal(again?.version, 2);
@@ -177,6 +179,7 @@ describeStore('outcomes and fencing', (t) => {
       requeued: 0,
       failed: 0,
       recovered: [],
+      nextLeaseExpiryInMs: null,
     });
     const row = await t.store.getJob(job.id);
     assert.equal(row?.status, 'SUCCEEDED');

@@ -20,12 +20,31 @@ describeStore('scheduling', (t) => {
     assert.deepEqual(await t.store.promoteScheduled({ now: later(dbNow, 60_000) }), {
       promoted: 1,
       nextDueInMs: null,
+      // PostgreSQL reads the snapshot before its promotion, SQLite after it.
+      runnable: t.db.dialect === 'sqlite',
+      nextLeaseExpiryInMs: null,
     });
     const promoted = await t.store.getJob(job.id);
     assert.equal(promoted?.status, 'PENDING');
     assert.equal(promoted?.runAt.getTime(), job.runAt.getTime(), 'run_at is kept');
     const [claimed] = await t.claim(1, { now: later(dbNow, 60_000) });
     assert.equal(claimed?.id, job.id);
+  });
+
+  it('a promotion also says whether a job is runnable and when the earliest lease expires', async () => {
+    const idle = await t.store.promoteScheduled();
+    assert.deepEqual(idle, { promoted: 0, nextDueInMs: null, runnable: false, nextLeaseExpiryInMs: null });
+    await t.store.enqueueMany([{ kind: 'k' }, { kind: 'k' }]);
+    const dbNow = later(await t.store.now(), 10);
+    assert.equal((await t.store.promoteScheduled({ now: dbNow })).runnable, true);
+    const [first] = await t.claim(1, { now: dbNow });
+    const [second] = await t.claim(1, { now: later(dbNow, 2000) });
+    assert.ok(first && second);
+    const busy = await t.store.promoteScheduled({ now: later(dbNow, 500) });
+    assert.equal(busy.runnable, false, 'both jobs are running');
+    assert.equal(busy.nextLeaseExpiryInMs, LEASE_MS - 500, 'the earlier lease, from the given now');
+    const expired = await t.store.promoteScheduled({ now: later(dbNow, LEASE_MS + 100) });
+    assert.equal(expired.nextLeaseExpiryInMs, -100, 'negative once expired');
   });
 
   it('a plain INSERT with a future run_at is stored SCHEDULED; a past one PENDING', async () => {
@@ -51,10 +70,14 @@ describeStore('scheduling', (t) => {
     assert.deepEqual(await t.store.promoteScheduled({ now: at, limit: 2 }), {
       promoted: 2,
       nextDueInMs: 4000,
+      runnable: t.db.dialect === 'sqlite',
+      nextLeaseExpiryInMs: null,
     });
     assert.deepEqual(await t.store.promoteScheduled({ now: at, limit: 2 }), {
       promoted: 1,
       nextDueInMs: 4000,
+      runnable: true,
+      nextLeaseExpiryInMs: null,
     });
     const statuses = await Promise.all(jobs.map(async (j) => (await t.store.getJob(j.id))?.status));
     assert.deepEqual(statuses, ['PENDING', 'PENDING', 'PENDING', 'SCHEDULED']);

@@ -1,19 +1,24 @@
 import type pg from 'pg';
-import type { TerminalStatus } from '@nudge/core';
-import type { PruneInput } from '../retention-types.js';
+import { TERMINAL_STATUSES } from '@nudge/core';
+import type { FinishedKind, PruneInput } from '../retention-types.js';
 import { pgMs, pgNow } from './pg-row.js';
 
-// $1 status. A loose index scan: each step finds the next kind above the last one through the
-// (status, kind, finished_at) index, so the cost grows with the number of kinds, not rows.
+// A loose index scan per terminal status: each step finds the next kind above the last one
+// through the (status, kind, finished_at) index, so the cost grows with the number of pairs, not
+// rows; the three statuses' scans run in one statement.
 export const PG_FINISHED_KINDS = `
-WITH RECURSIVE kinds(kind) AS (
-  SELECT min(kind) FROM nudge_jobs WHERE status = $1 AND finished_at IS NOT NULL
+WITH RECURSIVE statuses(status) AS (
+  VALUES ${TERMINAL_STATUSES.map((status) => `('${status}')`).join(', ')}
+), pairs(status, kind) AS (
+  SELECT s.status, (SELECT min(j.kind) FROM nudge_jobs AS j
+                     WHERE j.status = s.status AND j.finished_at IS NOT NULL)
+    FROM statuses AS s
   UNION ALL
-  SELECT (SELECT min(j.kind) FROM nudge_jobs AS j
-           WHERE j.status = $1 AND j.finished_at IS NOT NULL AND j.kind > kinds.kind)
-    FROM kinds WHERE kinds.kind IS NOT NULL
+  SELECT p.status, (SELECT min(j.kind) FROM nudge_jobs AS j
+                     WHERE j.status = p.status AND j.finished_at IS NOT NULL AND j.kind > p.kind)
+    FROM pairs AS p WHERE p.kind IS NOT NULL
 )
-SELECT kind FROM kinds WHERE kind IS NOT NULL`;
+SELECT status, kind FROM pairs WHERE kind IS NOT NULL ORDER BY status, kind`;
 
 // $1 status, $2 kind, $3 age in ms, $4 now (NULL: the database clock), $5 limit. Oldest first, a
 // range of the finished index; SKIP LOCKED keeps two pruners from queueing on each other's rows.
@@ -29,9 +34,9 @@ DELETE FROM nudge_jobs
                        FOR UPDATE SKIP LOCKED))`;
 
 /** See {@link Store.finishedKinds}. */
-export async function pgFinishedKinds(pool: pg.Pool, status: TerminalStatus): Promise<string[]> {
-  const { rows } = await pool.query<{ kind: string }>(PG_FINISHED_KINDS, [status]);
-  return rows.map((row) => row.kind);
+export async function pgFinishedKinds(pool: pg.Pool): Promise<FinishedKind[]> {
+  const { rows } = await pool.query<FinishedKind>(PG_FINISHED_KINDS);
+  return rows;
 }
 
 /** See {@link Store.pruneFinished}. */

@@ -37,6 +37,11 @@ UPDATE nudge_jobs AS j
    AND j.lease_expires_at < ${pgNow('$1')}
 RETURNING j.status, j.kind, j.queue`;
 
+const NEXT_EXPIRY = `
+SELECT (extract(epoch FROM min(lease_expires_at) - ${pgNow('$1')}) * 1000)::double precision AS next_expiry_ms
+  FROM nudge_jobs
+ WHERE lease_expires_at IS NOT NULL AND status = 'RUNNING'`;
+
 interface ExpiredRow {
   id: number;
   version: number;
@@ -76,8 +81,13 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
         recovered.push({ kind: row.kind, queue: row.queue, failed: row.status === 'FAILED' });
       }
     }
+    const next = await client.query<{ next_expiry_ms: number | null }>({
+      name: 'nudge_sweep_next_expiry',
+      text: NEXT_EXPIRY,
+      values: [now],
+    });
     await client.query('COMMIT');
-    return { requeued, failed, recovered };
+    return { requeued, failed, recovered, nextLeaseExpiryInMs: next.rows[0]?.next_expiry_ms ?? null };
   } catch (error) {
     failure = error instanceof Error ? error : new Error(String(error));
     await client.query('ROLLBACK').catch(() => undefined);

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { silentLogger, type Job, type JobStatus, type Logger, type TerminalStatus } from '@nudge/core';
 import type {
+  FinishedKind,
   PruneInput,
   ScheduleAdvance,
   ScheduleRegistration,
@@ -295,8 +296,8 @@ export class PostgresStore implements Store {
     return pgStats(await this.#db.main(), input);
   }
 
-  async finishedKinds(status: TerminalStatus): Promise<string[]> {
-    return pgFinishedKinds(await this.#db.main(), status);
+  async finishedKinds(): Promise<FinishedKind[]> {
+    return pgFinishedKinds(await this.#db.main());
   }
 
   async pruneFinished(input: PruneInput): Promise<number> {

@@ -1,19 +1,25 @@
 import type Database from 'better-sqlite3';
-import type { TerminalStatus } from '@nudge/core';
-import type { PruneInput } from '../retention-types.js';
+import { TERMINAL_STATUSES } from '@nudge/core';
+import type { FinishedKind, PruneInput } from '../retention-types.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { sqliteNowMinus } from './sqlite-time.js';
 
-// @status. A loose index scan: min(kind) above the last one is one probe of the finished index.
+// A loose index scan per terminal status: each step finds the next kind above the last one
+// through the (status, kind, finished_at) index, so the cost grows with the number of pairs, not
+// rows; the three statuses' scans run in one statement.
 export const SQLITE_FINISHED_KINDS = `
-WITH RECURSIVE kinds(kind) AS (
-  SELECT min(kind) FROM nudge_jobs WHERE status = @status AND finished_at IS NOT NULL
+WITH RECURSIVE statuses(status) AS (
+  VALUES ${TERMINAL_STATUSES.map((status) => `('${status}')`).join(', ')}
+), pairs(status, kind) AS (
+  SELECT s.status, (SELECT min(j.kind) FROM nudge_jobs AS j
+                     WHERE j.status = s.status AND j.finished_at IS NOT NULL)
+    FROM statuses AS s
   UNION ALL
-  SELECT (SELECT min(j.kind) FROM nudge_jobs AS j
-           WHERE j.status = @status AND j.finished_at IS NOT NULL AND j.kind > kinds.kind)
-    FROM kinds WHERE kinds.kind IS NOT NULL
+  SELECT p.status, (SELECT min(j.kind) FROM nudge_jobs AS j
+                     WHERE j.status = p.status AND j.finished_at IS NOT NULL AND j.kind > p.kind)
+    FROM pairs AS p WHERE p.kind IS NOT NULL
 )
-SELECT kind FROM kinds WHERE kind IS NOT NULL`;
+SELECT status, kind FROM pairs WHERE kind IS NOT NULL ORDER BY status, kind`;
 
 // @status, @kind, @olderThanMs, @limit, @now. One statement is its own short write transaction;
 // stored times are fixed-width ISO text, so text order is time order.
@@ -26,7 +32,7 @@ DELETE FROM nudge_jobs
 
 /** Retention statements on SQLite; see {@link Store.finishedKinds} and {@link Store.pruneFinished}. */
 export interface SqliteRetention {
-  finishedKinds(status: TerminalStatus): string[];
+  finishedKinds(): FinishedKind[];
   prune(input: PruneInput): number;
 }
 
@@ -35,7 +41,7 @@ export function createSqliteRetention(db: Database.Database): SqliteRetention {
   const kinds = db.prepare(SQLITE_FINISHED_KINDS);
   const prune = db.prepare(SQLITE_PRUNE_FINISHED);
   return {
-    finishedKinds: (status) => (kinds.all({ status }) as { kind: string }[]).map((row) => row.kind),
+    finishedKinds: () => kinds.all() as FinishedKind[],
     prune: (input) =>
       prune.run({
         status: input.status,

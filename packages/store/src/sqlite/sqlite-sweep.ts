@@ -29,6 +29,11 @@ UPDATE nudge_jobs
  WHERE id = @id AND version = @version AND status = 'RUNNING' AND lease_expires_at < ${SQLITE_NOW}
 RETURNING status, kind, queue`;
 
+const NEXT_EXPIRY = `
+SELECT min(lease_expires_at) AS next_expiry, ${SQLITE_NOW} AS now
+  FROM nudge_jobs
+ WHERE lease_expires_at IS NOT NULL AND status = 'RUNNING'`;
+
 interface ExpiredRow {
   id: number;
   version: number;
@@ -42,7 +47,10 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
   const recover = db.prepare<Record<string, unknown>, { status: string; kind: string; queue: string }>(
     RECOVER,
   );
-  const sweep = db.transaction((input: SweepInput) => {
+  const nextExpiry = db.prepare<Record<string, unknown>, { next_expiry: string | null; now: string }>(
+    NEXT_EXPIRY,
+  );
+  const sweep = db.transaction((input: SweepInput): SweepResult => {
     const now = toSqliteTime(input.now);
     let requeued = 0;
     let failed = 0;
@@ -55,7 +63,10 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
       else requeued += 1;
       recovered.push({ kind: written.kind, queue: written.queue, failed: written.status === 'FAILED' });
     }
-    return { requeued, failed, recovered };
+    const next = nextExpiry.get({ now });
+    const nextLeaseExpiryInMs =
+      next?.next_expiry == null ? null : new Date(next.next_expiry).getTime() - new Date(next.now).getTime();
+    return { requeued, failed, recovered, nextLeaseExpiryInMs };
   });
   return (input) => sweep.immediate(input);
 }
