@@ -1,5 +1,4 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiKey } from './api-keys.js';
 import { registerDateTimeFormat } from './date-time-format.js';
@@ -7,6 +6,7 @@ import { answerFrameworkError, installErrorHandling } from './error-handling.js'
 import { installAuth } from './install-auth.js';
 import { installDocs } from './install-docs.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, installRateLimit } from './install-rate-limit.js';
+import { API_SECURITY_HEADERS, installSecurityHeaders } from './install-security-headers.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 import { typeboxValidatorCompiler } from './typebox-validator-compiler.js';
 
@@ -63,7 +63,8 @@ export interface SettingNames {
  * `text/plain` parser is removed; Fastify's secure JSON parsing refuses `__proto__` and
  * `constructor.prototype` keys), the body limit, {@link installErrorHandling}, the API keys
  * ({@link installAuth}), the rate limit ({@link installRateLimit}), security headers on every
- * answer (`@fastify/helmet`: CSP, `X-Content-Type-Options: nosniff`, frame and referrer policies…)
+ * answer (helmet's, worked out once by {@link installSecurityHeaders}: CSP, `X-Content-Type-Options:
+ * nosniff`, frame and referrer policies…)
  * and the OpenAPI document with its UI at `/docs` ({@link installDocs}).
  * Register {@link nudgeRoutes} on it, or use {@link buildApp} to do both.
  *
@@ -96,11 +97,7 @@ export function createHttpApp(options: HttpAppOptions = {}): NudgeHttpApp {
   const apiKeysName = options.settingNames?.apiKeys ?? 'apiKeys';
   installAuth(app, options.apiKeys ?? [], apiKeysName);
   installRateLimit(app, rateLimitPerMinute);
-  void app.register(helmet, {
-    // The API may be served over plain HTTP (behind a TLS proxy, or on localhost): no forced upgrade.
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
-    hsts: false,
-  });
+  installSecurityHeaders(app, API_SECURITY_HEADERS);
   installDocs(app, options.version ?? '0.1.0', apiKeysName);
   return app;
 }

@@ -10,7 +10,7 @@ export const DOCS_PREFIX = '/docs';
  * collected as routes are added: register before the routes) and serves it with Swagger UI
  * (`@fastify/swagger-ui`): the page at `/docs`, the JSON at `/docs/json`, the YAML at
  * `/docs/yaml`. The page's own routes are hidden from the document. The page loads every script
- * from a file of its own (no inline script), so `@fastify/helmet`'s Content-Security-Policy
+ * from a file of its own (no inline script), so helmet's Content-Security-Policy
  * (`script-src 'self'`) applies to it unchanged.
  *
  * @param keysName - what the bearer scheme's description calls the list of keys (`apiKeys`, or
