@@ -2,20 +2,24 @@
 
 /** What {@link Store.listenForNewJobs} calls. */
 export interface NewJobsHandlers {
-  /** Runnable jobs were inserted, or the listener (re)connected and some may have been. */
+  /**
+   * Runnable jobs were inserted, or the listener (re)connected and some may have been. On SQLite:
+   * another connection committed a change to the file, which may be new jobs.
+   */
   readonly onWake: () => void;
   /** The listener is listening: at the start, and again after each reconnection. */
   readonly onReady?: (reconnected: boolean) => void;
   /**
-   * The listener stopped listening (its connection dropped); wakes may be missed until the next
-   * `onReady`. Not called by {@link NewJobsListener.close}.
+   * The listener stopped listening (its connection dropped; on SQLite, a read of
+   * `PRAGMA data_version` failed); wakes may be missed until the next `onReady`. Not called by
+   * {@link NewJobsListener.close}.
    */
   readonly onLost?: () => void;
 }
 
 /** A running {@link Store.listenForNewJobs} listener. */
 export interface NewJobsListener {
-  /** Stops listening and closes the connection; no wake follows. */
+  /** Stops listening and closes the listener's connection (SQLite: its timer); no wake follows. */
   close(): Promise<void>;
 }
 

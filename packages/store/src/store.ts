@@ -1,4 +1,4 @@
-import type { Job, JobStatus, TerminalStatus } from '@nudge/core';
+import type { Job, JobStatus } from '@nudge/core';
 import type { EnqueueInput, EnqueuedJob, SelfClaimInput } from './enqueue-types.js';
 import type { NewJobsHandlers, NewJobsListener, JobLease, ClaimInput, ClaimedJob } from './claim-types.js';
 import type { CompleteInput, ProgressInput, FailInput, FailOutcome } from './outcome-types.js';
@@ -40,7 +40,10 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface StoreCapabilities {
   /** Concurrent claimers skip each other's locked rows (PostgreSQL `FOR UPDATE SKIP LOCKED`). */
   readonly supportsSkipLocked: boolean;
-  /** The database can push notifications to listeners (PostgreSQL `LISTEN/NOTIFY`). */
+  /**
+   * The store can tell listeners that other connections wrote jobs ({@link Store.listenForNewJobs}):
+   * PostgreSQL through `LISTEN/NOTIFY`, SQLite by watching `PRAGMA data_version`.
+   */
   readonly supportsListen: boolean;
   /** Several processes on several hosts may share the database. */
   readonly supportsManyHosts: boolean;
@@ -71,9 +74,11 @@ export interface Store {
   now(): Promise<Date>;
 
   /**
-   * Calls `handlers.onWake` whenever runnable jobs were inserted, on a dedicated connection that
-   * reconnects after it drops (PostgreSQL `LISTEN`; a store whose `capabilities.supportsListen` is
-   * false has no such method). A wake is a hint, never the guarantee: notifications sent while the
+   * Calls `handlers.onWake` whenever runnable jobs were inserted by another connection. PostgreSQL
+   * `LISTEN`s on a dedicated connection that reconnects after it drops; SQLite reads
+   * `PRAGMA data_version` on the store's own connection every 250 ms, which changes when another
+   * connection commits any change to the file. A store whose `capabilities.supportsListen` is
+   * false has no such method. A wake is a hint, never the guarantee: notifications sent while the
    * connection is down are lost, so each (re)connection also wakes once.
    */
   listenForNewJobs?(handlers: NewJobsHandlers): NewJobsListener;

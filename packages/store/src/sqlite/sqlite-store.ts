@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { retrySqliteBusy, silentLogger, type SqliteBusyRetryOptions } from '@nudge/core';
-import type { Job, JobStatus, Logger, TerminalStatus } from '@nudge/core';
+import type { Job, JobStatus, Logger } from '@nudge/core';
 import type {
   FinishedKind,
   PruneInput,
