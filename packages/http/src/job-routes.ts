@@ -5,7 +5,7 @@ import type { ClaimEngine } from './claim-engine.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
-import { jobViewSchema, toJobView } from './job-view.js';
+import { jobViewJson, jobViewSchema, toJobView } from './job-view.js';
 import { unknownKindError } from './unknown-kind-error.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
 
@@ -51,7 +51,10 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
       const job = await engine.enqueue(toEnqueueInput(request.body));
       metrics?.enqueued([job]);
       // An existing idempotency key: nothing was created, the existing job is the answer.
-      void reply.code(job.created ? 201 : 200).header('location', `/jobs/${job.id}`);
+      void reply
+        .code(job.created ? 201 : 200)
+        .header('location', `/jobs/${job.id}`)
+        .serializer(jobViewJson);
       return toJobView(job);
     },
   );
@@ -59,9 +62,10 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
   app.get(
     '/jobs/:id',
     { schema: { params: jobIdParamsSchema, response: { 200: jobViewSchema, ...errors } } },
-    async (request) => {
+    async (request, reply) => {
       const job = await store.getJob(Number(request.params.id));
       if (!job) throw new NudgeError('JOB_NOT_FOUND', `no job has id ${request.params.id}`);
+      void reply.serializer(jobViewJson);
       return toJobView(job);
     },
   );

@@ -79,3 +79,13 @@ export function toJobView(job: Job): JobView {
     finishedAt: job.finishedAt?.toISOString() ?? null,
   };
 }
+
+/**
+ * A {@link JobView} as JSON: the same text Fastify's serializer for {@link jobViewSchema} writes
+ * ({@link toJobView} builds the properties in the schema's order), without the checks of each
+ * `Type.Union` alternative that serializer runs on every answer (a `date-time` format test per
+ * nullable time). For `reply.serializer()` on routes that answer with a view they built.
+ */
+export function jobViewJson(view: JobView): string {
+  return JSON.stringify(view);
+}
