@@ -36,6 +36,9 @@ describe('findUnstorableJson', () => {
     assert.match(findUnstorableJson('a\udc00')?.reason ?? '', /lone UTF-16 surrogate \(\\udc00\)/);
     assert.equal(findUnstorableJson({ 'a/b~\u0000': 1 })?.path, '/a~1b~0\u0000');
     assert.equal(findUnstorableJson({ n: Infinity })?.reason, 'Infinity is not a finite number');
+    assert.equal(findUnstorableJson({ ok: [1], 'x/y': [{}, { '~k': [NaN] }] })?.path, '/x~1y/1/~0k/0');
+    assert.equal(findUnstorableJson({ a: { 'b\ud800': 1 } })?.path, '/a/b\ud800');
+    assert.equal(findUnstorableJson(nested(MAX_JSON_DEPTH + 1))?.path, '/a/0'.repeat(MAX_JSON_DEPTH / 2));
     assert.equal(findUnstorableJson({ f: () => 1 })?.reason, 'a function is not JSON');
   });
 });

@@ -49,31 +49,33 @@ function pointer(path: string, key: string | number): string {
  * @returns the first problem found, or `undefined` when the value is storable
  */
 export function findUnstorableJson(value: unknown, maxDepth = MAX_JSON_DEPTH): UnstorableJson | undefined {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  // Each entry keeps its parent and key; a pointer is spelt out only for the value at fault, so a
+  // storable payload costs no string per value.
+  const stack: Step[] = [{ value, key: '', parent: undefined, depth: 0 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { path, depth } = item;
+    const { depth } = item;
     const current = item.value;
     if (current === null || typeof current === 'boolean') continue;
     if (typeof current === 'string') {
       const reason = unstorableText(current);
-      if (reason) return { problem: 'unstorable', path, reason: `a string ${reason}` };
+      if (reason) return { problem: 'unstorable', path: pathOf(item), reason: `a string ${reason}` };
       continue;
     }
     if (typeof current === 'number') {
       if (!Number.isFinite(current)) {
-        return { problem: 'unstorable', path, reason: `${String(current)} is not a finite number` };
+        return { problem: 'unstorable', path: pathOf(item), reason: `${String(current)} is not a finite number` };
       }
       continue;
     }
     if (typeof current !== 'object') {
-      return { problem: 'unstorable', path, reason: `a ${typeof current} is not JSON` };
+      return { problem: 'unstorable', path: pathOf(item), reason: `a ${typeof current} is not JSON` };
     }
     if (depth >= maxDepth) {
-      return { problem: 'too-deep', path, reason: `nesting deeper than ${maxDepth} levels` };
+      return { problem: 'too-deep', path: pathOf(item), reason: `nesting deeper than ${maxDepth} levels` };
     }
     if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i -= 1) {
-        stack.push({ value: current[i], path: pointer(path, i), depth: depth + 1 });
+        stack.push({ value: current[i], key: i, parent: item, depth: depth + 1 });
       }
       continue;
     }
@@ -81,15 +83,27 @@ export function findUnstorableJson(value: unknown, maxDepth = MAX_JSON_DEPTH): U
     for (let i = keys.length - 1; i >= 0; i -= 1) {
       const key = keys[i] as string;
       const reason = unstorableText(key);
-      if (reason) return { problem: 'unstorable', path: pointer(path, key), reason: `a key ${reason}` };
-      stack.push({
-        value: (current as Record<string, unknown>)[key],
-        path: pointer(path, key),
-        depth: depth + 1,
-      });
+      if (reason) return { problem: 'unstorable', path: pointer(pathOf(item), key), reason: `a key ${reason}` };
+      stack.push({ value: (current as Record<string, unknown>)[key], key, parent: item, depth: depth + 1 });
     }
   }
   return undefined;
+}
+
+/** A value met while walking a payload: where it sits, as its parent and its key there. */
+interface Step {
+  readonly value: unknown;
+  readonly key: string | number;
+  /** `undefined` for the payload itself. */
+  readonly parent: Step | undefined;
+  readonly depth: number;
+}
+
+/** The JSON Pointer of `step`'s value. */
+function pathOf(step: Step): string {
+  const keys: Array<string | number> = [];
+  for (let at: Step | undefined = step; at?.parent !== undefined; at = at.parent) keys.push(at.key);
+  return keys.reduceRight<string>((path, key) => pointer(path, key), '');
 }
 
 /**
