@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { jobInputProblem, validateJobInput, validateJobInputs } from './job-options.js';
+import { jobInputProblem, markJobInputChecked, validateJobInput, validateJobInputs } from './job-options.js';
 import { NudgeError } from './nudge-error.js';
 
 const refuses = (job: unknown, code: string, message: RegExp, runAt: 'date' | 'text' = 'date'): void =>
@@ -76,5 +76,13 @@ describe('validateJobInput', () => {
     );
     assert.throws(() => validateJobInputs([{ kind: 'b', priority: 0.5 }]), /^NudgeError: \/priority/);
     assert.throws(() => validateJobInputs('x'), /^NudgeError: \/jobs must be an array/);
+  });
+
+  test('a job marked as checked is frozen and passes without a second walk', () => {
+    const job = markJobInputChecked({ kind: 'k', payload: { n: 1 } });
+    assert.ok(Object.isFrozen(job));
+    validateJobInput(job);
+    // What the mark skips: an unmarked job with the same shape is walked (and this one refused).
+    assert.throws(() => validateJobInput({ kind: 'k', payload: { n: Infinity } }), /^NudgeError: \/payload\/n/);
   });
 });

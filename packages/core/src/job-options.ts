@@ -226,12 +226,29 @@ export function jobInputProblem(
   );
 }
 
+/** Jobs built from a value that passed {@link jobInputProblem}; see {@link markJobInputChecked}. */
+const checkedInputs = new WeakSet<object>();
+
 /**
- * Checks one job by the rules of {@link jobInputProblem}, before anything is written.
+ * Marks `job`, built from a value that passed {@link jobInputProblem}, as checked: it is frozen,
+ * and {@link validateJobInput} passes it without walking it again (the HTTP route checks the body
+ * by the contract, then the store would check the same job). Mark only a fresh object no other
+ * code can reach before it is stored: its payload is not frozen.
+ * @returns `job`, frozen
+ */
+export function markJobInputChecked<T extends object>(job: T): Readonly<T> {
+  checkedInputs.add(Object.freeze(job));
+  return job;
+}
+
+/**
+ * Checks one job by the rules of {@link jobInputProblem}, before anything is written; a job marked
+ * by {@link markJobInputChecked} passes at once.
  * @throws NudgeError `INVALID_REQUEST` naming the field, or `PAYLOAD_TOO_DEEP` /
  *   `PAYLOAD_UNSTORABLE` naming the JSON Pointer in the payload
  */
 export function validateJobInput(job: unknown, pointer = '', runAt: RunAtForm = 'date'): void {
+  if (typeof job === 'object' && job !== null && checkedInputs.has(job)) return;
   const problem = jobInputProblem(job, pointer, runAt);
   if (problem) throw problem;
 }

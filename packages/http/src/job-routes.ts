@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { NudgeError } from '@nudge/core';
+import { markJobInputChecked, NudgeError } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
@@ -46,9 +46,10 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
     async (request, reply) => {
       const { kind } = request.body;
       if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
-      // The body passed the job contract (shape, limits, storability); the engine applies the
-      // kind's defaults and schema, whose messages name the JSON Pointer in the body as well.
-      const job = await engine.enqueue(toEnqueueInput(request.body));
+      // The body passed the job contract (shape, limits, storability), so the store need not walk
+      // it again; the engine applies the kind's defaults and schema, whose messages name the
+      // JSON Pointer in the body as well.
+      const job = await engine.enqueue(markJobInputChecked(toEnqueueInput(request.body)));
       metrics?.enqueued([job]);
       // An existing idempotency key: nothing was created, the existing job is the answer.
       void reply
