@@ -33,11 +33,19 @@ export interface ServerConfig {
   readonly host: string;
   /** `PORT`: TCP port; 0 picks a free one. */
   readonly port: number;
-  /** `NUDGE_POLL_INTERVAL_MS`: time between polls for due jobs, in ms. */
+  /** `NUDGE_POLL_INTERVAL_MS`: time between safety polls after a sign of work, in ms. */
   readonly pollIntervalMs: number;
   /** `NUDGE_CLAIM_COOLDOWN_MS`: least time between claim queries once they keep finding nothing, in ms. */
   readonly claimCooldownMs: number;
-  /** `NUDGE_LISTEN`: wake on PostgreSQL notifications of new jobs (`LISTEN`). */
+  /**
+   * `NUDGE_IDLE_POLL_MAX_MS`: longest time between safety polls of an idle instance whose
+   * listener is healthy, in ms (the bound on a job whose wake-up was lost).
+   */
+  readonly idlePollMaxMs: number;
+  /**
+   * `NUDGE_LISTEN`: wake on new jobs from other connections (PostgreSQL `LISTEN`; SQLite: another
+   * connection's commit to the file, seen through `PRAGMA data_version`).
+   */
   readonly listen: boolean;
   /**
    * `NUDGE_LISTEN_URL`: a direct PostgreSQL connection for `LISTEN` when `DATABASE_URL` goes

@@ -102,6 +102,7 @@ export function envSchema(cwd: string) {
     PORT: wholeNumber(0, 65535, 3000),
     NUDGE_POLL_INTERVAL_MS: wholeNumber(1, MAX_TIMER_MS, 1000, ' of ms'),
     NUDGE_CLAIM_COOLDOWN_MS: wholeNumber(0, 60_000, 10, ' of ms'),
+    NUDGE_IDLE_POLL_MAX_MS: wholeNumber(1, MAX_TIMER_MS, 30_000, ' of ms'),
     NUDGE_LISTEN: z
       .enum(['true', 'false'])
       .default('true')
@@ -178,6 +179,7 @@ export const SETTING_VARIABLES = {
   port: 'PORT',
   pollIntervalMs: 'NUDGE_POLL_INTERVAL_MS',
   claimCooldownMs: 'NUDGE_CLAIM_COOLDOWN_MS',
+  idlePollMaxMs: 'NUDGE_IDLE_POLL_MAX_MS',
   listen: 'NUDGE_LISTEN',
   listenUrl: 'NUDGE_LISTEN_URL',
   pgPreparedStatements: 'NUDGE_PG_PREPARED_STATEMENTS',

@@ -56,6 +56,7 @@ describe('resolveServerOptions', () => {
       port: 0,
       pollIntervalMs: 250,
       claimCooldownMs: 0,
+      idlePollMaxMs: 30000,
       listen: false,
       leaseMs: 10_000,
       sweepIntervalMs: 1000,

@@ -1,4 +1,4 @@
-import { Engine } from '@nudge/engine';
+import { Engine, instanceLiveWithinMs } from '@nudge/engine';
 import { dashboardPlugin } from '@nudge/dashboard';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { countStoreCalls, createStore, type Store } from '@nudge/store';
@@ -138,6 +138,7 @@ export async function startConfiguredServer(
       queues: config.queues,
       pollIntervalMs: config.pollIntervalMs,
       claimCooldownMs: config.claimCooldownMs,
+      idlePollMaxMs: config.idlePollMaxMs,
       listen: config.listen,
       leaseMs: config.leaseMs,
       sweepIntervalMs: config.sweepIntervalMs,
@@ -153,7 +154,12 @@ export async function startConfiguredServer(
       logger: app.log,
     });
     metrics = new NudgeMetrics({ store, engine });
-    await app.register(nudgeRoutes, { store, engine, metrics, instanceLiveWithinMs: 2 * config.leaseMs });
+    await app.register(nudgeRoutes, {
+      store,
+      engine,
+      metrics,
+      instanceLiveWithinMs: instanceLiveWithinMs(config.leaseMs),
+    });
     await app.register(dashboardPlugin);
     await app.listen({ host: config.host, port: config.port });
     engine.start();

@@ -25,7 +25,6 @@ function createClaimer(store: Store, slots: number, maxClaimBatch: number, claim
     },
     workerId: 'w1',
     leaseMs: 60_000,
-    pollIntervalMs: 3_600_000,
     claimCooldownMs,
     maxClaimBatch,
     kinds: new Map([['cpu', ['k']]]),

@@ -3,7 +3,6 @@ import type { ClaimGroup, ClaimedJob, Store } from '@nudge/store';
 import type { QueueServing } from './queue-serving.js';
 import { ClaimTrigger, type PassOutcome, type TriggerCounts } from './claim-trigger.js';
 import type { EmitEngineEvent } from './engine-events.js';
-import { PeriodicTimer } from './periodic-timer.js';
 
 /** Claim passes in flight at once. */
 const CLAIMS_IN_FLIGHT = 2;
@@ -15,8 +14,6 @@ export interface ClaimerOptions {
   readonly emit: EmitEngineEvent;
   readonly workerId: string;
   readonly leaseMs: number;
-  /** Time between polls, in ms (jittered ±10 %). */
-  readonly pollIntervalMs: number;
   /**
    * Least time, in ms, between claim queries once they keep finding nothing (see
    * {@link ClaimTrigger}); 0 never waits.
@@ -53,8 +50,8 @@ export interface ClaimPassResult {
 }
 
 /**
- * The claim loop: the one trigger path ({@link request}, coalesced) serves the poll timer,
- * nudges, enqueues and freed slots. Each pass holds the free slots of every execution class (at
+ * The claim loop: the one trigger path ({@link request}, coalesced) serves the safety poll,
+ * nudges, notifications, enqueues and freed slots. Each pass holds the free slots of every execution class (at
  * most `maxClaimBatch` each) and claims, in one round trip, that many jobs (no prefetch: an
  * instance never holds a job it cannot start); it runs again at once when a class came back full.
  * Two passes may be in flight, each with its own slots, so that the database works on the next
@@ -63,7 +60,6 @@ export interface ClaimPassResult {
 export class Claimer {
   readonly #options: ClaimerOptions;
   readonly #trigger: ClaimTrigger;
-  readonly #poll: PeriodicTimer;
   /** Classes whose last claim came back full, or that were asked for while full. */
   readonly #mayHaveMore = new Set<ExecutionClass>();
   /** Capped queues that were at their cap, or whose last claim came back full. */
@@ -89,29 +85,22 @@ export class Claimer {
         maxInFlight: CLAIMS_IN_FLIGHT,
         cooldownMs: options.claimCooldownMs,
         onError: (error) => {
-          options.logger.error({ err: error }, 'a claim pass failed; the poll loop will retry');
+          options.logger.error({ err: error }, 'a claim pass failed; the safety poll retries it');
           options.emit('claim:error', { error });
         },
       },
     );
-    this.#poll = new PeriodicTimer(
-      async () => this.request(),
-      options.pollIntervalMs,
-      (error) => options.logger.error({ err: error }, 'poll failed'),
-    );
   }
 
-  /** Starts polling and claims at once. */
+  /** Starts claiming, at once. */
   start(): void {
     this.#running = true;
-    this.#poll.start();
     this.request();
   }
 
-  /** Stops polling and claiming; a pass in flight finishes (see {@link idle}). */
+  /** Stops claiming; a pass in flight finishes (see {@link idle}). */
   stop(): void {
     this.#running = false;
-    this.#poll.stop();
     this.#trigger.cancelDeferred();
   }
 
@@ -210,7 +199,7 @@ export class Claimer {
         ...(queueLimits ? { queueLimits } : {}),
       });
     } catch (error) {
-      this.#options.logger.error({ err: error }, 'claim failed; the poll loop will retry');
+      this.#options.logger.error({ err: error }, 'claim failed; the safety poll retries it');
       this.#options.emit('claim:error', { error });
     }
     const counts = new Map<ExecutionClass, number>();

@@ -5,10 +5,12 @@ import type { EmitEngineEvent } from './engine-events.js';
 import type { CronRunResult, CronTick } from './service-results.js';
 
 export type { CronRunResult, CronTick } from './service-results.js';
-import { PeriodicTimer } from './periodic-timer.js';
 
-/** How often the scheduler looks for due ticks, in ms: the precision of a tick's start. */
+/** Wait before a failed check is tried again, in ms. */
 export const CRON_CHECK_INTERVAL_MS = 1000;
+
+/** Longest single sleep, in ms (an hour): the local clock is re-read against the database's. */
+const MAX_SLEEP_MS = 3_600_000;
 
 /** Options of a {@link CronScheduler}. */
 export interface CronSchedulerOptions {
@@ -18,12 +20,13 @@ export interface CronSchedulerOptions {
   readonly schedules: readonly ResolvedSchedule[];
   /** Enqueues a tick's job (the engine's enqueue: the kind's defaults apply). */
   readonly enqueue: (input: EnqueueInput) => Promise<EnqueuedJob>;
-  /** @defaultValue {@link CRON_CHECK_INTERVAL_MS} */
+  /** Wait before a failed check is tried again, in ms. @defaultValue {@link CRON_CHECK_INTERVAL_MS} */
   readonly checkIntervalMs?: number;
 }
 
 /**
- * Recurring jobs: every second, for each schedule whose next tick is due by the database clock,
+ * Recurring jobs: it sleeps until the next tick of any schedule (as this instance knows the last
+ * ones), then, for each schedule whose next tick is due by the database clock,
  * enqueues one job with the idempotency key `name@tick` (so any number of instances create one
  * job per tick) and moves the schedule's recorded last tick forward (so the tick is never
  * enqueued again, even after retention deleted its job). Ticks found over a minute late were
@@ -31,18 +34,13 @@ export interface CronSchedulerOptions {
  */
 export class CronScheduler {
   readonly #options: CronSchedulerOptions;
-  readonly #timer: PeriodicTimer;
+  #timer: NodeJS.Timeout | undefined;
+  #started = false;
   /** Last handled tick per schedule, as this instance knows it; `undefined` before registering. */
   #lastTicks: Map<string, Date> | undefined;
 
   constructor(options: CronSchedulerOptions) {
     this.#options = options;
-    this.#timer = new PeriodicTimer(
-      () => this.runOnce(),
-      options.checkIntervalMs ?? CRON_CHECK_INTERVAL_MS,
-      (error) => options.logger.error({ err: error }, 'enqueueing recurring jobs failed'),
-      0,
-    );
   }
 
   /** The declared schedules. */
@@ -51,11 +49,43 @@ export class CronScheduler {
   }
 
   start(): void {
-    if (this.#options.schedules.length > 0) this.#timer.start();
+    if (this.#options.schedules.length === 0) return;
+    this.#started = true;
+    this.#arm(0);
   }
 
   stop(): void {
-    this.#timer.stop();
+    this.#started = false;
+    clearTimeout(this.#timer);
+  }
+
+  #arm(delayMs: number): void {
+    if (!this.#started) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#check().then(
+        (sleepMs) => this.#arm(sleepMs),
+        (error: unknown) => {
+          this.#options.logger.error({ err: error }, 'enqueueing recurring jobs failed');
+          this.#arm(this.#options.checkIntervalMs ?? CRON_CHECK_INTERVAL_MS);
+        },
+      );
+    }, delayMs);
+  }
+
+  /** One pass; @returns how long to sleep until the next tick, in ms. */
+  async #check(): Promise<number> {
+    const at = await this.#options.store.now();
+    const readAt = performance.now();
+    await this.runOnce(at);
+    let next = Number.POSITIVE_INFINITY;
+    for (const schedule of this.#options.schedules) {
+      const tick = schedule.nextTick(this.#lastTicks?.get(schedule.name) ?? at);
+      if (tick) next = Math.min(next, tick.getTime());
+    }
+    // A few ms late rather than early: the tick must be due by the database clock when we look.
+    const elapsed = performance.now() - readAt;
+    return Math.min(MAX_SLEEP_MS, Math.max(0, next - at.getTime() - elapsed + 5));
   }
 
   /** One pass at `now` (tests only; default: the database clock). */

@@ -83,6 +83,8 @@ export interface EngineEvents {
   'outcome:error': { error: unknown };
   /** The listener for new jobs is listening: at start, and again after each reconnection. */
   'listen:ready': { reconnected: boolean };
+  /** The listener stopped listening (its connection dropped); it reconnects on its own. */
+  'listen:lost': Record<string, never>;
   /** The listener reported new runnable jobs (or reconnected); a claim was requested. */
   'listen:wake': Record<string, never>;
   /** The engine has stopped; no job of this instance is running. */

@@ -47,8 +47,18 @@ export interface EngineOptions {
   readonly version?: string | null;
   /** Written to `claimed_by` and the instance registry. @defaultValue `host:pid:random` */
   readonly workerId?: string;
-  /** Time between polls, in ms, jittered by ±10 %. @defaultValue 1000 */
+  /**
+   * Time between safety polls after a sign of work, in ms, jittered by ±10 %; always this while
+   * no new-jobs listener is healthy. @defaultValue 1000
+   */
   readonly pollIntervalMs?: number;
+  /**
+   * Longest time between safety polls of an idle instance whose new-jobs listener is healthy, in
+   * ms: the interval doubles from `pollIntervalMs` up to it. The bound on how late a job whose
+   * wake-up was lost (a dropped notification, a producer that never nudged) starts. Below
+   * `pollIntervalMs`, the poll never backs off. @defaultValue 30000
+   */
+  readonly idlePollMaxMs?: number;
   /**
    * Once two claim queries in a row found no job, the least time before the next one, in ms;
    * requests meanwhile (nudges, notifications) fold into one pass. Bounds the empty claim queries
@@ -63,7 +73,11 @@ export interface EngineOptions {
   readonly listen?: boolean;
   /** Lease length, in ms; heartbeats renew it every third of it. @defaultValue 30000 */
   readonly leaseMs?: number;
-  /** Time between sweeps for expired leases, in ms. @defaultValue 5000 */
+  /**
+   * Least time between two sweeps for expired leases, in ms: a sweep runs when a lease has
+   * expired, so a stopped instance's jobs are recovered within this of their lease's expiry.
+   * @defaultValue 5000
+   */
   readonly sweepIntervalMs?: number;
   /** Longest an attempt may run, in ms, before its `ctx.signal` is aborted and it fails. @defaultValue 300000 */
   readonly jobTimeoutMs?: number;
@@ -138,6 +152,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     version: options.version ?? null,
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     pollIntervalMs: wholeNumber('pollIntervalMs', options.pollIntervalMs ?? 1000, 1),
+    idlePollMaxMs: wholeNumber('idlePollMaxMs', options.idlePollMaxMs ?? 30_000, 1),
     claimCooldownMs: wholeNumber('claimCooldownMs', options.claimCooldownMs ?? 10, 0, 60_000),
     listen: options.listen ?? true,
     leaseMs: wholeNumber('leaseMs', options.leaseMs ?? 30_000, 300),

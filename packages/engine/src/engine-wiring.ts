@@ -9,12 +9,13 @@ import type { ResolvedEngineOptions } from './engine-options.js';
 import { Executor } from './executor.js';
 import type { KindInfo } from './handlers/handler.js';
 import { KindRegistry } from './kind-registry.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import { instanceLiveWithinMs, LeaseKeeper } from './lease-keeper.js';
 import { NewJobsWaker } from './new-jobs-waker.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { ProgressWriter } from './progress-writer.js';
 import { Pruner } from './pruner.js';
 import { Rescuer } from './rescuer.js';
+import { SafetyPoll } from './safety-poll.js';
 import { Scheduler } from './scheduler.js';
 import type { ExecutionPool } from './threads/execution-pool.js';
 import { UnhandledKindsFailer } from './unhandled-kinds.js';
@@ -24,7 +25,10 @@ export interface EngineHooks {
   readonly emit: EmitEngineEvent;
   /** Subscribes to one of the engine's own events. */
   readonly on: <K extends keyof EngineEvents>(name: K, listener: (value: EngineEvents[K]) => void) => void;
-  /** Asks for a claim pass (coalesced); a no-op before start and after stop. */
+  /**
+   * Asks for a claim pass (coalesced), as a sign of work (the safety poll shortens); a no-op
+   * before start and after stop.
+   */
   readonly requestClaim: () => void;
   /** Enqueues through the engine (cron ticks take the self-claiming path too). */
   readonly enqueue: (input: EnqueueInput) => Promise<EnqueuedJob>;
@@ -48,6 +52,7 @@ export interface EngineServices {
   readonly scheduler: Scheduler;
   readonly unhandled: UnhandledKindsFailer;
   readonly waker: NewJobsWaker;
+  readonly safetyPoll: SafetyPoll;
 }
 
 /**
@@ -107,7 +112,6 @@ export function wireEngine(
     emit,
     workerId: options.workerId,
     leaseMs: options.leaseMs,
-    pollIntervalMs: options.pollIntervalMs,
     claimCooldownMs: options.claimCooldownMs,
     maxClaimBatch: options.maxClaimBatch,
     kinds: kindsByClass,
@@ -146,6 +150,7 @@ export function wireEngine(
     logger,
     emit,
     sweepIntervalMs: options.sweepIntervalMs,
+    leaseMs: options.leaseMs,
     retryDelayMs: ({ kind, attempts }) => retryDelayMs(attempts, registry.backoffFor(kind)),
     onRequeued: () => {
       scheduler.wakeIn(0);
@@ -170,16 +175,31 @@ export function wireEngine(
     store,
     logger,
     emit,
-    pollIntervalMs: options.pollIntervalMs,
     onPromoted: () => hooks.requestClaim(),
   });
+  // Every promotion looked at the leases too: the sweep sleeps until the earliest expires.
+  hooks.on('schedule:done', ({ nextLeaseExpiryInMs }) => rescuer.observe(nextLeaseExpiryInMs));
+  const safetyPoll = new SafetyPoll({
+    shortMs: options.pollIntervalMs,
+    idleMaxMs: Math.max(options.idlePollMaxMs, options.pollIntervalMs),
+    poll: async () => {
+      // Promotes what came due, and says whether a claim may find anything: an idle poll is one
+      // statement. Runnable rows this instance cannot take (a paused queue, another version's
+      // kind) are no sign of work, so this claim does not shorten the back-off.
+      if ((await scheduler.runOnce()).runnable) claimer.request();
+    },
+    onError: (error) => logger.error({ err: error }, 'safety poll failed; it polls again soon'),
+  });
+  for (const sign of ['listen:wake', 'claim:claimed', 'claim:error'] as const)
+    hooks.on(sign, () => safetyPoll.workSeen());
+  hooks.on('listen:ready', () => safetyPoll.listening(true));
+  hooks.on('listen:lost', () => safetyPoll.listening(false));
   const unhandled = new UnhandledKindsFailer({
     store,
     logger,
     emit,
     graceMs: options.unhandledKindGraceMs,
-    // Two leases: a live instance heartbeats six times in that span.
-    instanceTtlMs: 2 * options.leaseMs,
+    instanceTtlMs: instanceLiveWithinMs(options.leaseMs),
     registered: () => leaseKeeper.registered,
   });
   const waker = new NewJobsWaker({
@@ -203,5 +223,6 @@ export function wireEngine(
     scheduler,
     unhandled,
     waker,
+    safetyPoll,
   };
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { BackoffOptions, ExecutionClass } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
+import type { SafetyPoll } from './safety-poll.js';
 import { selfClaimEnqueue } from './self-claim-enqueue.js';
 import type { Claimer } from './claimer.js';
 import type { TriggerCounts } from './claim-trigger.js';
@@ -59,6 +60,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
   readonly #scheduler: Scheduler;
   readonly #unhandled: UnhandledKindsFailer;
   readonly #waker: NewJobsWaker;
+  readonly #safetyPoll: SafetyPoll;
   #started = false;
   #stopping: Promise<void> | undefined;
 
@@ -94,6 +96,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#scheduler = services.scheduler;
     this.#unhandled = services.unhandled;
     this.#waker = services.waker;
+    this.#safetyPoll = services.safetyPoll;
   }
 
   /**
@@ -195,6 +198,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#unhandled.start();
     this.#claimer.start();
     this.#waker.start();
+    this.#safetyPoll.start();
   }
 
   /**
@@ -205,9 +209,14 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     return this.#claimer.requestCounts;
   }
 
-  /** Asks for a claim pass (coalesced); does nothing before {@link start} or after {@link stop}. */
+  /**
+   * Asks for a claim pass (coalesced), as a sign of work: an idle safety poll comes back to its
+   * short interval. Does nothing before {@link start} or after {@link stop}.
+   */
   requestClaim(): void {
-    if (this.#started && !this.#stopping) this.#claimer.request();
+    if (!this.#started || this.#stopping) return;
+    this.#safetyPoll.workSeen();
+    this.#claimer.request();
   }
 
   /**
@@ -223,6 +232,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    */
   async enqueue(given: EnqueueInput): Promise<EnqueuedJob> {
     const input = this.prepareEnqueue(given);
+    if (this.#started && !this.#stopping) this.#safetyPoll.workSeen();
     return selfClaimEnqueue(
       {
         store: this.options.store,
@@ -327,6 +337,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     this.#stopping ??= shutdownEngine({
       options: this.options,
       services: [
+        this.#safetyPoll,
         this.#waker,
         this.#claimer,
         this.#rescuer,

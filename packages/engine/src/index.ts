@@ -3,7 +3,7 @@ export type { EngineEvents, EngineEventName, JobLabels } from './engine-events.j
 export type { TriggerCounts } from './claim-trigger.js';
 export { jobLogFields, type JobLogFields } from './job-log-fields.js';
 export { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-export type { HeartbeatResult } from './lease-keeper.js';
+export { instanceLiveWithinMs, registryRefreshMs, type HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';
 export type { UnhandledKindsRun } from './unhandled-kinds.js';

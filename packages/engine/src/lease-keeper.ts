@@ -16,7 +16,8 @@ export interface LeaseKeeperOptions {
   readonly leaseMs: number;
   /**
    * Rows of the registry not seen for this long, in ms, belong to dead instances and are deleted
-   * on each heartbeat. @defaultValue 10 × `leaseMs` (a live instance heartbeats 30 times in it)
+   * on every fifth refresh of the registry row. @defaultValue 10 × `leaseMs` (a live instance
+   * refreshes its row 5 times in it)
    */
   readonly expireInstancesAfterMs?: number;
   /** This instance, as the registry records it. */
@@ -30,22 +31,43 @@ export interface LeaseKeeperOptions {
   readonly onLost: (leases: readonly JobLease[], cancelled: ReadonlySet<number>) => ClaimedJob[];
 }
 
+/** Refreshes of the registry row per deletion of dead instances' rows. */
+const PRUNE_EVERY_REFRESHES = 5;
+
+/** Time between refreshes of an instance's registry row, in ms: two leases (a minute by default). */
+export function registryRefreshMs(leaseMs: number): number {
+  return 2 * leaseMs;
+}
+
 /**
- * Heartbeats, every third of the lease: renews the leases of this instance's attempts in one
- * statement, aborts attempts whose lease is gone (fenced out by a newer version, or cancelled:
- * a cancel reaches the instance running the job within one heartbeat), keeps this instance's
- * row in the registry fresh (re-registering it if it vanished) and deletes the rows of
- * instances not seen for `expireInstancesAfterMs` (dead without unregistering).
+ * How recently an instance must have refreshed its registry row to count as live, in ms: three
+ * refreshes (six leases, three minutes by default), so one late or failed refresh is no death.
+ */
+export function instanceLiveWithinMs(leaseMs: number): number {
+  return 3 * registryRefreshMs(leaseMs);
+}
+
+/**
+ * Heartbeats, every third of the lease, while this instance holds jobs: renews the leases of its
+ * attempts in one statement and aborts attempts whose lease is gone (fenced out by a newer
+ * version, or cancelled: a cancel reaches the instance running the job within one heartbeat). An
+ * instance holding nothing writes nothing then. On its own slower clock
+ * ({@link registryRefreshMs}) it keeps this instance's row in the registry fresh (re-registering
+ * it if it vanished) and deletes the rows of instances not seen for `expireInstancesAfterMs`
+ * (dead without unregistering).
  */
 export class LeaseKeeper {
   readonly #options: LeaseKeeperOptions;
   readonly #timer: PeriodicTimer;
   #registered = false;
+  /** When the registry row was last refreshed, on the `performance.now()` clock, in ms. */
+  #refreshedAt = Number.NEGATIVE_INFINITY;
+  #refreshes = 0;
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options;
     this.#timer = new PeriodicTimer(
-      () => this.runOnce(),
+      () => this.#beat(),
       Math.floor(options.leaseMs / 3),
       (error) => options.logger.error({ err: error }, 'heartbeat failed; leases may expire if this persists'),
       0,
@@ -60,6 +82,7 @@ export class LeaseKeeper {
   /** Registers this instance, then heartbeats on a timer. */
   start(): void {
     this.#timer.start();
+    this.#refreshedAt = performance.now();
     this.#register().catch((error: unknown) =>
       this.#options.logger.error({ err: error }, 'registering this instance failed; the heartbeat retries'),
     );
@@ -76,14 +99,33 @@ export class LeaseKeeper {
     await this.#options.store.removeInstance(this.#options.instance.id);
   }
 
-  /** One heartbeat, now. */
+  /** One heartbeat, now, with a refresh of the registry row whether it is due or not. */
   async runOnce(): Promise<HeartbeatResult> {
+    await this.#refreshRegistry();
+    return this.#renew();
+  }
+
+  /** A beat of the timer: the registry row when its refresh is due, the leases when any are held. */
+  async #beat(): Promise<HeartbeatResult> {
+    if (performance.now() - this.#refreshedAt >= registryRefreshMs(this.#options.leaseMs))
+      await this.#refreshRegistry();
+    return this.#renew();
+  }
+
+  async #refreshRegistry(): Promise<void> {
     const { store } = this.#options;
+    this.#refreshedAt = performance.now();
     if (!(await store.touchInstance(this.#options.instance.id))) await this.#register();
+    // Dead rows wait: deleting them is tidiness, and a refresh with nothing else is one statement.
+    if (this.#refreshes++ % PRUNE_EVERY_REFRESHES !== 0) return;
     const expired = await store.pruneInstances(
       this.#options.expireInstancesAfterMs ?? 10 * this.#options.leaseMs,
     );
     if (expired > 0) this.#options.logger.info({ expired }, 'deleted the registry rows of dead instances');
+  }
+
+  async #renew(): Promise<HeartbeatResult> {
+    const { store } = this.#options;
     const leases = this.#options.leases();
     let result: HeartbeatResult = { renewed: 0, lost: 0 };
     if (leases.length > 0) {

@@ -34,6 +34,7 @@ export class NewJobsWaker {
         requestClaim();
       },
       onReady: (reconnected) => emit('listen:ready', { reconnected }),
+      onLost: () => emit('listen:lost', {}),
     });
   }
 

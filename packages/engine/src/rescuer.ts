@@ -4,7 +4,6 @@ import type { EmitEngineEvent } from './engine-events.js';
 import type { RescueResult } from './service-results.js';
 
 export type { RescueResult } from './service-results.js';
-import { PeriodicTimer } from './periodic-timer.js';
 
 const MAX_PASSES = 1000;
 
@@ -13,8 +12,10 @@ export interface RescuerOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly emit: EmitEngineEvent;
-  /** Time between sweeps, in ms. */
+  /** Least time between two sweeps of this instance, in ms. */
   readonly sweepIntervalMs: number;
+  /** Lease length, in ms: a lease taken after a look at the leases expires no sooner than this. */
+  readonly leaseMs: number;
   /** Rows per page; a sweep pages until a page comes back short. @defaultValue 2000 */
   readonly pageSize?: number;
   /** Retry delay in ms of a job whose lease expired after `attempts` attempts. */
@@ -27,35 +28,81 @@ export interface RescuerOptions {
  * The recovery sweep: puts `RUNNING` rows whose lease expired (on any instance) back to wait for
  * a retry, or to `FAILED` when their attempts are used up. One run pages through every expired
  * lease, so 20,000 of them are recovered in ten passes of 2,000.
+ *
+ * It sweeps when a lease can have expired, not on a fixed timer: each look at the leases (a sweep,
+ * or the safety poll's promotion, through {@link observe}) tells when the earliest one expires,
+ * and a lease taken after that look expires no sooner than `leaseMs` later. So it sleeps until the
+ * earlier of the two, but never sweeps twice within `sweepIntervalMs`: a lease whose holder
+ * stopped is recovered within `sweepIntervalMs` of its expiry (plus the time of a look that is
+ * due), and an idle cluster sweeps only when the safety poll is slower than the lease.
  */
 export class Rescuer {
   readonly #options: RescuerOptions;
-  readonly #timer: PeriodicTimer;
+  #timer: NodeJS.Timeout | undefined;
+  #started = false;
+  #sweeping: Promise<RescueResult> | undefined;
+  /** When the last sweep began, on the `performance.now()` clock, in ms. */
+  #lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RescuerOptions) {
     this.#options = options;
-    this.#timer = new PeriodicTimer(
-      () => this.runOnce(),
-      options.sweepIntervalMs,
-      (error) => options.logger.error({ err: error }, 'sweep failed'),
-    );
   }
 
-  /** Sweeps at once (an instance starting after a crash recovers what it left), then every interval. */
+  /** Sweeps at once (an instance starting after a crash recovers what it left), then as leases expire. */
   start(): void {
-    this.#timer.start(0);
+    this.#started = true;
+    this.#arm(0);
   }
 
   stop(): void {
-    this.#timer.stop();
+    this.#started = false;
+    clearTimeout(this.#timer);
+  }
+
+  /**
+   * A look at the leases, just now: the earliest held one expires in `nextLeaseExpiryInMs` (ms;
+   * negative once expired), or none is held (`null`). Re-arms the sweep for that expiry, or for
+   * `leaseMs` from now when none is held; a newer look replaces an older one, since heartbeats
+   * move expiries later.
+   */
+  observe(nextLeaseExpiryInMs: number | null): void {
+    if (!this.#started || this.#sweeping) return;
+    // A few ms late rather than early: the lease must have expired by the database clock.
+    const expiresIn = nextLeaseExpiryInMs === null ? this.#options.leaseMs : nextLeaseExpiryInMs + 5;
+    const spacing = this.#lastSweepAt + this.#options.sweepIntervalMs - performance.now();
+    this.#arm(Math.max(0, Math.min(expiresIn, this.#options.leaseMs), spacing));
   }
 
   /** One sweep, now, through every expired lease. */
   async runOnce(): Promise<RescueResult> {
+    while (this.#sweeping) await this.#sweeping.catch(() => undefined);
+    const run = this.#sweep().finally(() => {
+      if (this.#sweeping === run) this.#sweeping = undefined;
+    });
+    this.#sweeping = run;
+    return run;
+  }
+
+  #arm(delayMs: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.runOnce().then(
+        (result) => this.observe(result.nextLeaseExpiryInMs),
+        (error: unknown) => {
+          this.#options.logger.error({ err: error }, 'sweep failed');
+          this.observe(0);
+        },
+      );
+    }, delayMs);
+  }
+
+  async #sweep(): Promise<RescueResult> {
+    this.#lastSweepAt = performance.now();
     const limit = this.#options.pageSize ?? 2000;
     let requeued = 0;
     let failed = 0;
     let passes = 0;
+    let nextLeaseExpiryInMs: number | null = null;
     const recovered: RecoveredJob[] = [];
     for (;;) {
       const page = await this.#options.store.sweepExpired({
@@ -65,11 +112,12 @@ export class Rescuer {
       passes += 1;
       requeued += page.requeued;
       failed += page.failed;
+      nextLeaseExpiryInMs = page.nextLeaseExpiryInMs;
       recovered.push(...page.recovered);
       // A bound, in case other instances keep producing expired leases as fast as this pages.
       if (page.requeued + page.failed < limit || passes >= MAX_PASSES) break;
     }
-    const result = { requeued, failed, passes, recovered };
+    const result = { requeued, failed, passes, recovered, nextLeaseExpiryInMs };
     this.#options.emit('sweep:done', result);
     if (requeued + failed > 0) {
       this.#options.logger.info({ requeued, failed, passes }, 'recovered jobs with expired leases');

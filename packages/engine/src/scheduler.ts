@@ -1,18 +1,18 @@
 import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import { jittered } from './engine-options.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ScheduleResult } from './service-results.js';
 
 export type { ScheduleResult } from './service-results.js';
+
+/** Longest single sleep, in ms (an hour). */
+const MAX_SLEEP_MS = 3_600_000;
 
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly emit: EmitEngineEvent;
-  /** Longest time between runs, in ms (jittered ±10 %): it notices rows scheduled by others. */
-  readonly pollIntervalMs: number;
   /** Rows per page; a run pages until a page comes back short. @defaultValue 1000 */
   readonly pageSize?: number;
   /** Jobs became due. */
@@ -21,9 +21,9 @@ export interface SchedulerOptions {
 
 /**
  * Makes `SCHEDULED` jobs `PENDING` once their `run_at` has passed (database clock), so that the
- * claim index holds only runnable work. It runs when the next known row comes due (the store
- * tells it when), when this instance schedules a retry ({@link wakeIn}), and at least every poll
- * interval for rows scheduled elsewhere.
+ * claim index holds only runnable work. It sleeps until the next `run_at` it knows of (each run
+ * tells it), or until this instance schedules a retry ({@link wakeIn}); rows scheduled elsewhere
+ * are found by the engine's safety poll, which runs it too ({@link runOnce}).
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
@@ -49,7 +49,8 @@ export class Scheduler {
 
   /** A row will come due in `delayMs`: run then, unless a run comes earlier anyway. */
   wakeIn(delayMs: number): void {
-    if (this.#started) this.#schedule(Math.max(0, delayMs));
+    // Capped well below setTimeout's 2^31 - 1 ms limit; the safety poll runs long before anyway.
+    if (this.#started) this.#schedule(Math.min(Math.max(0, delayMs), MAX_SLEEP_MS));
   }
 
   /** One run, now (after a run in progress, so nothing scheduled before the call is missed). */
@@ -65,17 +66,19 @@ export class Scheduler {
   async #promote(): Promise<ScheduleResult> {
     const limit = this.#options.pageSize ?? 1000;
     let promoted = 0;
-    let nextDueInMs: number | null = null;
     for (;;) {
       const page = await this.#options.store.promoteScheduled({ limit });
       promoted += page.promoted;
-      nextDueInMs = page.nextDueInMs;
-      if (page.promoted < limit) break;
+      if (page.promoted < limit) {
+        const { nextDueInMs, runnable, nextLeaseExpiryInMs } = page;
+        const result = { promoted, nextDueInMs, runnable, nextLeaseExpiryInMs };
+        this.#options.emit('schedule:done', result);
+        if (promoted > 0) this.#options.onPromoted();
+        // A few ms late rather than early: the row must be due by the database clock when we look.
+        if (nextDueInMs !== null) this.wakeIn(nextDueInMs + 1);
+        return result;
+      }
     }
-    const result = { promoted, nextDueInMs };
-    this.#options.emit('schedule:done', result);
-    if (promoted > 0) this.#options.onPromoted();
-    return result;
   }
 
   #schedule(delayMs: number): void {
@@ -85,20 +88,10 @@ export class Scheduler {
     this.#nextRunAt = at;
     this.#timer = setTimeout(() => {
       this.#nextRunAt = Number.POSITIVE_INFINITY;
-      this.runOnce().then(
-        (result) => this.#afterRun(result.nextDueInMs),
-        (error: unknown) => {
-          this.#options.logger.error({ err: error }, 'promoting scheduled jobs failed');
-          this.#afterRun(null);
-        },
+      // A failed run is tried again by the next safety poll.
+      this.runOnce().catch((error: unknown) =>
+        this.#options.logger.error({ err: error }, 'promoting scheduled jobs failed'),
       );
     }, delayMs);
-  }
-
-  #afterRun(nextDueInMs: number | null): void {
-    if (!this.#started) return;
-    const poll = jittered(this.#options.pollIntervalMs);
-    // A few ms late rather than early: the row must be due by the database clock when we look.
-    this.#schedule(nextDueInMs === null ? poll : Math.min(poll, nextDueInMs + 1));
   }
 }

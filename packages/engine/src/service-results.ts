@@ -32,6 +32,8 @@ export interface RescueResult {
   readonly passes: number;
   /** Each recovered job's kind and queue, and whether it failed. */
   readonly recovered: readonly RecoveredJob[];
+  /** Time until the earliest lease still held expires, in ms, or `null` when no job is running. */
+  readonly nextLeaseExpiryInMs: number | null;
 }
 
 /** What one run of the {@link Pruner} deleted. */
@@ -60,6 +62,13 @@ export interface ScheduleResult {
   readonly promoted: number;
   /** Time until the next scheduled row is due, in ms, or `null` when none is scheduled. */
   readonly nextDueInMs: number | null;
+  /** Some `PENDING` job is due (of any kind or queue): a claim may find work. */
+  readonly runnable: boolean;
+  /**
+   * Time until the earliest lease of a running job expires, in ms (negative once expired), or
+   * `null` when no job is running.
+   */
+  readonly nextLeaseExpiryInMs: number | null;
 }
 
 /** What one run did. */

@@ -20,8 +20,9 @@ export interface NudgeRoutesOptions {
   /** The engine's kinds and claim trigger; an `Engine` fits as is. */
   readonly engine: ClaimEngine;
   /**
-   * An instance seen within this many ms is live (`GET /instances`, `GET /stats`): two leases,
-   * as the engine's unhandled-kinds check counts. @defaultValue 60000 (two default leases)
+   * An instance seen within this many ms is live (`GET /instances`, `GET /stats`), as the
+   * engine's unhandled-kinds check counts: three refreshes of its registry row
+   * (`instanceLiveWithinMs` of `@nudge/engine`). @defaultValue 180000 (six default leases)
    */
   readonly instanceLiveWithinMs?: number;
   /**
@@ -43,7 +44,7 @@ export interface NudgeRoutesOptions {
  */
 export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (
   app,
-  { store, engine, metrics, instanceLiveWithinMs = 60_000 },
+  { store, engine, metrics, instanceLiveWithinMs = 180_000 },
 ) => {
   await app.register(jobRoutes, { store, engine, metrics });
   await app.register(jobBatchRoute, { store, engine, metrics });

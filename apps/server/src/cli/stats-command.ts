@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { JOB_STATUSES } from '@nudge/core';
+import { instanceLiveWithinMs } from '@nudge/engine';
 import { toStatsView } from '@nudge/http';
 import type { StatusCounts, StoreStats } from '@nudge/store';
 import { formatTable } from './format-table.js';
@@ -72,7 +73,7 @@ export function statsCommand(program: Command): void {
     .option('--json', 'print the stats as GET /stats answers them')
     .action(async (options: { json?: boolean }) => {
       await withCliStore(async ({ store, config }) => {
-        const stats = await store.stats({ instanceLiveWithinMs: 2 * config.leaseMs });
+        const stats = await store.stats({ instanceLiveWithinMs: instanceLiveWithinMs(config.leaseMs) });
         if (options.json) printJson(toStatsView(stats));
         else printLine(describeStats(stats));
       });
