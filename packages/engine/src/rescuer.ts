@@ -31,10 +31,11 @@ export interface RescuerOptions {
  *
  * It sweeps when a lease can have expired, not on a fixed timer: each look at the leases (a sweep,
  * or the safety poll's promotion, through {@link observe}) tells when the earliest one expires,
- * and a lease taken after that look expires no sooner than `leaseMs` later. So it sleeps until the
- * earlier of the two, but never sweeps twice within `sweepIntervalMs`: a lease whose holder
- * stopped is recovered within `sweepIntervalMs` of its expiry (plus the time of a look that is
- * due), and an idle cluster sweeps only when the safety poll is slower than the lease.
+ * and a lease taken after that look expires no sooner than `leaseMs` later. So it sleeps until
+ * that expiry, or `leaseMs + sweepIntervalMs` after the look when none is held, but never sweeps
+ * twice within `sweepIntervalMs`: a lease whose holder stopped is recovered within
+ * `sweepIntervalMs` of its expiry, and an idle cluster sweeps only when its safety polls are
+ * further apart than `leaseMs + sweepIntervalMs`.
  */
 export class Rescuer {
   readonly #options: RescuerOptions;
@@ -62,15 +63,19 @@ export class Rescuer {
   /**
    * A look at the leases, just now: the earliest held one expires in `nextLeaseExpiryInMs` (ms;
    * negative once expired), or none is held (`null`). Re-arms the sweep for that expiry, or for
-   * `leaseMs` from now when none is held; a newer look replaces an older one, since heartbeats
+   * `leaseMs + sweepIntervalMs` from now when none is held; a newer look replaces an older one, since heartbeats
    * move expiries later.
    */
   observe(nextLeaseExpiryInMs: number | null): void {
     if (!this.#started || this.#sweeping) return;
+    // A lease taken after this look expires no sooner than leaseMs from now; looking again by
+    // then plus the sweep interval keeps the bound (the safety poll usually looks first).
+    const { leaseMs, sweepIntervalMs } = this.#options;
+    const unseen = leaseMs + sweepIntervalMs;
     // A few ms late rather than early: the lease must have expired by the database clock.
-    const expiresIn = nextLeaseExpiryInMs === null ? this.#options.leaseMs : nextLeaseExpiryInMs + 5;
-    const spacing = this.#lastSweepAt + this.#options.sweepIntervalMs - performance.now();
-    this.#arm(Math.max(0, Math.min(expiresIn, this.#options.leaseMs), spacing));
+    const expiresIn = nextLeaseExpiryInMs === null ? unseen : Math.min(nextLeaseExpiryInMs + 5, unseen);
+    const spacing = this.#lastSweepAt + sweepIntervalMs - performance.now();
+    this.#arm(Math.max(0, expiresIn, spacing));
   }
 
   /** One sweep, now, through every expired lease. */

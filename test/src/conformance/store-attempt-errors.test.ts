@@ -73,6 +73,7 @@ describeStore('attempt-error history', (t) => {
       requeued: 1,
       failed: 0,
       recovered: [{ kind: job.kind, queue: 'default', failed: false }],
+      nextLeaseExpiryInMs: null,
     });
     const row = await t.store.getJob(job.id);
     assert.match(row?.lastError ?? '', /^lease expired at \S+Z: the instance w-gone stopped heartbeating/);

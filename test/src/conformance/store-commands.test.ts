@@ -45,6 +45,7 @@ describeStore('cancel and retry', (t) => {
       requeued: 0,
       failed: 0,
       recovered: [],
+      nextLeaseExpiryInMs: null,
     });
   });
 

@@ -55,6 +55,14 @@ const PLANNER_OPTIONS = '-c enable_sort=off -c enable_bitmapscan=off';
 const CLIENT_TIMEOUT_MARGIN_MS = 1000;
 
 /**
+ * How long an unused connection stays open, in ms (pg's default is 10 s): longer than an idle
+ * instance's longest safety poll (`NUDGE_IDLE_POLL_MAX_MS`, 30 s by default) and its once-a-minute
+ * registry and retention runs, so they reuse one connection instead of opening one each time (a
+ * connection start is a transaction on the server, and a backend process).
+ */
+export const IDLE_CONNECTION_MS = 120_000;
+
+/**
  * A connection pool for the queue. `bigint` (int8) columns come back as numbers: job ids and
  * counts stay far below 2^53. Every call fails within seconds when the database is unreachable:
  * connecting is bounded by `connectTimeoutMs`, and a query by `queryTimeoutMs` on the server and
@@ -73,6 +81,7 @@ export function createPgPool(connectionString: string, options: PgPoolOptions): 
     connectionString,
     max: options.max,
     connectionTimeoutMillis: options.connectTimeoutMs,
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
     query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     ...sessionSettings,
