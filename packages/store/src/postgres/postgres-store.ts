@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { silentLogger, type Job, type JobStatus, type Logger, type TerminalStatus } from '@nudge/core';
+import { silentLogger, type Job, type JobStatus, type Logger } from '@nudge/core';
 import type {
   FinishedKind,
   PruneInput,
