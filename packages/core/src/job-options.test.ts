@@ -83,6 +83,9 @@ describe('validateJobInput', () => {
     assert.ok(Object.isFrozen(job));
     validateJobInput(job);
     // What the mark skips: an unmarked job with the same shape is walked (and this one refused).
-    assert.throws(() => validateJobInput({ kind: 'k', payload: { n: Infinity } }), /^NudgeError: \/payload\/n/);
+    assert.throws(
+      () => validateJobInput({ kind: 'k', payload: { n: Infinity } }),
+      /^NudgeError: \/payload\/n/,
+    );
   });
 });

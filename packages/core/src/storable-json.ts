@@ -63,7 +63,11 @@ export function findUnstorableJson(value: unknown, maxDepth = MAX_JSON_DEPTH): U
     }
     if (typeof current === 'number') {
       if (!Number.isFinite(current)) {
-        return { problem: 'unstorable', path: pathOf(item), reason: `${String(current)} is not a finite number` };
+        return {
+          problem: 'unstorable',
+          path: pathOf(item),
+          reason: `${String(current)} is not a finite number`,
+        };
       }
       continue;
     }
@@ -83,7 +87,8 @@ export function findUnstorableJson(value: unknown, maxDepth = MAX_JSON_DEPTH): U
     for (let i = keys.length - 1; i >= 0; i -= 1) {
       const key = keys[i] as string;
       const reason = unstorableText(key);
-      if (reason) return { problem: 'unstorable', path: pointer(pathOf(item), key), reason: `a key ${reason}` };
+      if (reason)
+        return { problem: 'unstorable', path: pointer(pathOf(item), key), reason: `a key ${reason}` };
       stack.push({ value: (current as Record<string, unknown>)[key], key, parent: item, depth: depth + 1 });
     }
   }
