@@ -38,6 +38,9 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
   app,
   { store, engine, metrics },
 ) => {
+  // The handler module's kinds are fixed for the engine's life: one lookup set, not an array
+  // built and sorted per request.
+  const kinds = new Set(engine.kinds);
   app.post(
     '/jobs',
     {
@@ -45,7 +48,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
     },
     async (request, reply) => {
       const { kind } = request.body;
-      if (!engine.kinds.includes(kind)) throw unknownKindError(kind, engine.kinds);
+      if (!kinds.has(kind)) throw unknownKindError(kind, engine.kinds);
       // The body passed the job contract (shape, limits, storability), so the store need not walk
       // it again; the engine applies the kind's defaults and schema, whose messages name the
       // JSON Pointer in the body as well.
