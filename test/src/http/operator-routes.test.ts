@@ -27,7 +27,7 @@ for (const dialect of DIALECTS) {
       );
       await t.store.registerInstance(
         { id: 'w0', host: 'h', pid: 9, kinds: [] },
-        new Date(now.getTime() - 61_000),
+        new Date(now.getTime() - 181_000),
       );
       await t.app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo', queue: 'emails' } });
 
@@ -43,8 +43,8 @@ for (const dialect of DIALECTS) {
             kinds: [],
             queues: [{ name: '*' }],
             slots: {},
-            startedAt: new Date(now.getTime() - 61_000).toISOString(),
-            lastSeenAt: new Date(now.getTime() - 61_000).toISOString(),
+            startedAt: new Date(now.getTime() - 181_000).toISOString(),
+            lastSeenAt: new Date(now.getTime() - 181_000).toISOString(),
             live: false,
           },
           {
