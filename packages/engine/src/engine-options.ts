@@ -68,7 +68,9 @@ export interface EngineOptions {
   readonly claimCooldownMs?: number;
   /**
    * Wake on the database's notification of new runnable jobs (PostgreSQL `LISTEN`, one session
-   * connection per instance); ignored by a store that cannot listen. @defaultValue true
+   * connection per instance; SQLite: another connection's commit to the file, seen through
+   * `PRAGMA data_version` every 250 ms on the store's own connection); ignored by a store that
+   * cannot listen. @defaultValue true
    */
   readonly listen?: boolean;
   /** Lease length, in ms; heartbeats renew it every third of it. @defaultValue 30000 */

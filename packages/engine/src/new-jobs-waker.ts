@@ -13,7 +13,8 @@ export interface NewJobsWakerOptions {
 
 /**
  * Wakes the claimer when a producer inserts runnable jobs, through the store's listener
- * (PostgreSQL `LISTEN/NOTIFY`), so a plain `INSERT` starts without `POST /nudge` or the poll. Does
+ * (PostgreSQL `LISTEN/NOTIFY`; SQLite: another connection's commit, seen through
+ * `PRAGMA data_version`), so a plain `INSERT` starts without `POST /nudge` or the poll. Does
  * nothing on a store that cannot listen, or with `listen` off.
  */
 export class NewJobsWaker {
