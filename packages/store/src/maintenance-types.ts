@@ -20,8 +20,9 @@ export interface SweepResult {
   /** Each recovered row's kind and queue, and whether it `failed` (else it was requeued). */
   readonly recovered: readonly RecoveredJob[];
   /**
-   * Time until the earliest lease still held expires, in ms from the database's now (negative
-   * when one expired that this call left for the next page); `null` when no job is running.
+   * Time until the earliest lease still held expires, in ms from the database's now; `null` when
+   * no job is running. 0 when the call handled a full page of `limit` rows (more may have
+   * expired: call again), without reading it.
    */
   readonly nextLeaseExpiryInMs: number | null;
 }

@@ -156,16 +156,19 @@ describeStore('outcomes and fencing', (t) => {
     await t.claim(7);
     const expiry = later(await t.store.now(), LEASE_MS + 1000);
     const passes: number[] = [];
+    const nextExpiries: Array<number | null> = [];
     for (;;) {
-      const { requeued, failed } = await t.store.sweepExpired({
+      const { requeued, failed, nextLeaseExpiryInMs } = await t.store.sweepExpired({
         retryDelayMs: () => 0,
         now: expiry,
         limit: 3,
       });
       passes.push(requeued + failed);
+      nextExpiries.push(nextLeaseExpiryInMs);
       if (requeued + failed < 3) break;
     }
     assert.deepEqual(passes, [3, 3, 1]);
+    assert.deepEqual(nextExpiries, [0, 0, null], 'a full page says call again; the last, no lease is held');
   });
 
   it('a sweep never overwrites a job its owner completed after the lease ran out', async () => {

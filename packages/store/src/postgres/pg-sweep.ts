@@ -56,10 +56,11 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
   try {
     await client.query('BEGIN');
     const now = input.now ?? null;
+    const limit = input.limit ?? 1000;
     const expired = await client.query<ExpiredRow>({
       name: 'nudge_sweep_expired',
       text: EXPIRED,
-      values: [now, input.limit ?? 1000],
+      values: [now, limit],
     });
     let requeued = 0;
     let failed = 0;
@@ -81,13 +82,19 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
         recovered.push({ kind: row.kind, queue: row.queue, failed: row.status === 'FAILED' });
       }
     }
-    const next = await client.query<{ next_expiry_ms: number | null }>({
-      name: 'nudge_sweep_next_expiry',
-      text: NEXT_EXPIRY,
-      values: [now],
-    });
+    // Only on a short page: a full one leaves expired leases for the next call, and reading the
+    // lease index past the rows this transaction just recovered costs more with every page.
+    let nextLeaseExpiryInMs: number | null = 0;
+    if (expired.rows.length < limit) {
+      const next = await client.query<{ next_expiry_ms: number | null }>({
+        name: 'nudge_sweep_next_expiry',
+        text: NEXT_EXPIRY,
+        values: [now],
+      });
+      nextLeaseExpiryInMs = next.rows[0]?.next_expiry_ms ?? null;
+    }
     await client.query('COMMIT');
-    return { requeued, failed, recovered, nextLeaseExpiryInMs: next.rows[0]?.next_expiry_ms ?? null };
+    return { requeued, failed, recovered, nextLeaseExpiryInMs };
   } catch (error) {
     failure = error instanceof Error ? error : new Error(String(error));
     await client.query('ROLLBACK').catch(() => undefined);

@@ -55,7 +55,9 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
     let requeued = 0;
     let failed = 0;
     const recovered: RecoveredJob[] = [];
-    for (const row of expired.all({ limit: input.limit ?? 1000, now })) {
+    const limit = input.limit ?? 1000;
+    const rows = expired.all({ limit, now });
+    for (const row of rows) {
       const retryDelayMs = input.retryDelayMs({ kind: row.kind, attempts: row.attempts });
       const written = recover.get({ id: row.id, version: row.version, retryDelayMs, now });
       if (!written) continue;
@@ -63,9 +65,15 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
       else requeued += 1;
       recovered.push({ kind: written.kind, queue: written.queue, failed: written.status === 'FAILED' });
     }
-    const next = nextExpiry.get({ now });
-    const nextLeaseExpiryInMs =
-      next?.next_expiry == null ? null : new Date(next.next_expiry).getTime() - new Date(next.now).getTime();
+    // A full page leaves expired leases for the next call (as on PostgreSQL, not read then).
+    let nextLeaseExpiryInMs: number | null = 0;
+    if (rows.length < limit) {
+      const next = nextExpiry.get({ now });
+      nextLeaseExpiryInMs =
+        next?.next_expiry == null
+          ? null
+          : new Date(next.next_expiry).getTime() - new Date(next.now).getTime();
+    }
     return { requeued, failed, recovered, nextLeaseExpiryInMs };
   });
   return (input) => sweep.immediate(input);
