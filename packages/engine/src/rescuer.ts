@@ -32,10 +32,11 @@ export interface RescuerOptions {
  * It sweeps when a lease can have expired, not on a fixed timer: each look at the leases (a sweep,
  * or the safety poll's promotion, through {@link observe}) tells when the earliest one expires,
  * and a lease taken after that look expires no sooner than `leaseMs` later. So it sleeps until
- * that expiry, or `leaseMs + sweepIntervalMs` after the look when none is held, but never sweeps
- * twice within `sweepIntervalMs`: a lease whose holder stopped is recovered within
- * `sweepIntervalMs` of its expiry, and an idle cluster sweeps only when its safety polls are
- * further apart than `leaseMs + sweepIntervalMs`.
+ * `sweepIntervalMs` after that expiry (the grace a fixed timer gave a holder renewing late), or
+ * `leaseMs + sweepIntervalMs` after the look when none is held, and never sweeps twice within
+ * `sweepIntervalMs`: a lease whose holder stopped is recovered within `sweepIntervalMs` of its
+ * expiry, and an idle cluster sweeps only when its safety polls are further apart than
+ * `leaseMs + sweepIntervalMs`.
  */
 export class Rescuer {
   readonly #options: RescuerOptions;
@@ -62,18 +63,20 @@ export class Rescuer {
 
   /**
    * A look at the leases, just now: the earliest held one expires in `nextLeaseExpiryInMs` (ms;
-   * negative once expired), or none is held (`null`). Re-arms the sweep for that expiry, or for
-   * `leaseMs + sweepIntervalMs` from now when none is held; a newer look replaces an older one, since heartbeats
-   * move expiries later.
+   * negative once expired), or none is held (`null`). Re-arms the sweep for a sweep interval
+   * after that expiry, or for `leaseMs + sweepIntervalMs` from now when none is held; a newer
+   * look replaces an older one, since heartbeats move expiries later.
    */
   observe(nextLeaseExpiryInMs: number | null): void {
     if (!this.#started || this.#sweeping) return;
-    // A lease taken after this look expires no sooner than leaseMs from now; looking again by
-    // then plus the sweep interval keeps the bound (the safety poll usually looks first).
+    // A sweep interval after the expiry, as a sweep on a fixed timer would at worst: a holder
+    // renewing a little late (a busy event loop or connection) keeps its job. A lease taken after
+    // this look expires no sooner than leaseMs from now, so looking again by then plus the sweep
+    // interval keeps the same bound (the safety poll usually looks first).
     const { leaseMs, sweepIntervalMs } = this.#options;
     const unseen = leaseMs + sweepIntervalMs;
-    // A few ms late rather than early: the lease must have expired by the database clock.
-    const expiresIn = nextLeaseExpiryInMs === null ? unseen : Math.min(nextLeaseExpiryInMs + 5, unseen);
+    const expiresIn =
+      nextLeaseExpiryInMs === null ? unseen : Math.min(nextLeaseExpiryInMs + sweepIntervalMs, unseen);
     const spacing = this.#lastSweepAt + sweepIntervalMs - performance.now();
     this.#arm(Math.max(0, expiresIn, spacing));
   }
