@@ -156,6 +156,7 @@ export function wireEngine(
       scheduler.wakeIn(0);
       hooks.requestClaim();
     },
+    ownLeasesRenewed: () => leaseKeeper.renewing,
   });
   const pruner = new Pruner({
     store,

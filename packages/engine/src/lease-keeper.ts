@@ -63,6 +63,7 @@ export class LeaseKeeper {
   /** When the registry row was last refreshed, on the `performance.now()` clock, in ms. */
   #refreshedAt = Number.NEGATIVE_INFINITY;
   #refreshes = 0;
+  #renewing = true;
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options;
@@ -107,9 +108,25 @@ export class LeaseKeeper {
 
   /** A beat of the timer: the registry row when its refresh is due, the leases when any are held. */
   async #beat(): Promise<HeartbeatResult> {
-    if (performance.now() - this.#refreshedAt >= registryRefreshMs(this.#options.leaseMs))
-      await this.#refreshRegistry();
-    return this.#renew();
+    try {
+      if (performance.now() - this.#refreshedAt >= registryRefreshMs(this.#options.leaseMs))
+        await this.#refreshRegistry();
+      const result = await this.#renew();
+      this.#renewing = true;
+      return result;
+    } catch (error) {
+      this.#renewing = false;
+      throw error;
+    }
+  }
+
+  /**
+   * Whether the last beat renewed this instance's leases (or found none to renew). False from a
+   * failed beat until one succeeds: after an outage this instance's own leases may have lapsed
+   * only because it could not reach the database, and the sweep waits for them to be renewed.
+   */
+  get renewing(): boolean {
+    return this.#renewing;
   }
 
   async #refreshRegistry(): Promise<void> {

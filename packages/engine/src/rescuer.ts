@@ -22,6 +22,12 @@ export interface RescuerOptions {
   readonly retryDelayMs: (job: { kind: string; attempts: number }) => number;
   /** Jobs were put back to wait for a retry. */
   readonly onRequeued: () => void;
+  /**
+   * Whether this instance's own heartbeats are getting through. While they are not (an outage),
+   * a due sweep waits: its own running jobs' leases may have lapsed only because it could not
+   * renew them, and must not be swept from under it once the database is back.
+   */
+  readonly ownLeasesRenewed: () => boolean;
 }
 
 /**
@@ -94,6 +100,10 @@ export class Rescuer {
   #arm(delayMs: number): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
+      if (!this.#options.ownLeasesRenewed()) {
+        this.#arm(this.#options.sweepIntervalMs);
+        return;
+      }
       this.runOnce().then(
         (result) => this.observe(result.nextLeaseExpiryInMs),
         (error: unknown) => {
