@@ -1,24 +1,10 @@
 import type pg from 'pg';
-import { TERMINAL_STATUSES } from '@nudge/core';
+import { FINISHED_KINDS_SQL } from '../finished-kinds-sql.js';
 import type { FinishedKind, PruneInput } from '../retention-types.js';
 import { pgMs, pgNow } from './pg-row.js';
 
-// A loose index scan per terminal status: each step finds the next kind above the last one
-// through the (status, kind, finished_at) index, so the cost grows with the number of pairs, not
-// rows; the three statuses' scans run in one statement.
-export const PG_FINISHED_KINDS = `
-WITH RECURSIVE statuses(status) AS (
-  VALUES ${TERMINAL_STATUSES.map((status) => `('${status}')`).join(', ')}
-), pairs(status, kind) AS (
-  SELECT s.status, (SELECT min(j.kind) FROM nudge_jobs AS j
-                     WHERE j.status = s.status AND j.finished_at IS NOT NULL)
-    FROM statuses AS s
-  UNION ALL
-  SELECT p.status, (SELECT min(j.kind) FROM nudge_jobs AS j
-                     WHERE j.status = p.status AND j.finished_at IS NOT NULL AND j.kind > p.kind)
-    FROM pairs AS p WHERE p.kind IS NOT NULL
-)
-SELECT status, kind FROM pairs WHERE kind IS NOT NULL ORDER BY status, kind`;
+/** The finished kinds listing ({@link FINISHED_KINDS_SQL}, the same text on both dialects). */
+export const PG_FINISHED_KINDS = FINISHED_KINDS_SQL;
 
 // $1 status, $2 kind, $3 age in ms, $4 now (NULL: the database clock), $5 limit. Oldest first, a
 // range of the finished index; SKIP LOCKED keeps two pruners from queueing on each other's rows.
