@@ -1,3 +1,4 @@
+import { EarliestTimer } from './earliest-timer.js';
 import { jittered } from './engine-options.js';
 
 /** Options of a {@link SafetyPoll}. */
@@ -26,9 +27,7 @@ export class SafetyPoll {
   #listening = false;
   #running = false;
   #polling = false;
-  #timer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires, on the `performance.now()` clock, in ms. */
-  #dueAt = Number.POSITIVE_INFINITY;
+  readonly #timer = new EarliestTimer(() => void this.#run());
 
   constructor(options: SafetyPollOptions) {
     this.#options = options;
@@ -48,8 +47,7 @@ export class SafetyPoll {
 
   stop(): void {
     this.#running = false;
-    clearTimeout(this.#timer);
-    this.#dueAt = Number.POSITIVE_INFINITY;
+    this.#timer.cancel();
   }
 
   /** Work showed up (a notification, a nudge, an enqueue, a claim that found jobs): poll soon again. */
@@ -70,15 +68,10 @@ export class SafetyPoll {
   /** Arms the timer `delayMs` from now, unless it already fires sooner or a poll is running. */
   #arm(delayMs: number): void {
     if (!this.#running || this.#polling) return;
-    const at = performance.now() + delayMs;
-    if (at >= this.#dueAt) return;
-    clearTimeout(this.#timer);
-    this.#dueAt = at;
-    this.#timer = setTimeout(() => void this.#run(), jittered(delayMs));
+    this.#timer.within(jittered(delayMs));
   }
 
   async #run(): Promise<void> {
-    this.#dueAt = Number.POSITIVE_INFINITY;
     this.#polling = true;
     // Doubled before the poll: a sign of work during it resets the interval for the next one.
     const used = this.#intervalMs;

@@ -1,5 +1,6 @@
 import type { Logger } from '@nudge/core';
 import type { Store } from '@nudge/store';
+import { EarliestTimer } from './earliest-timer.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ScheduleResult } from './service-results.js';
 
@@ -27,8 +28,12 @@ export interface SchedulerOptions {
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #nextRunAt = Number.POSITIVE_INFINITY;
+  // A failed run is tried again by the next safety poll.
+  readonly #wake = new EarliestTimer(() => {
+    this.runOnce().catch((error: unknown) =>
+      this.#options.logger.error({ err: error }, 'promoting scheduled jobs failed'),
+    );
+  });
   #running: Promise<ScheduleResult> | undefined;
   #started = false;
 
@@ -38,19 +43,18 @@ export class Scheduler {
 
   start(): void {
     this.#started = true;
-    this.#schedule(0);
+    this.#wake.within(0);
   }
 
   stop(): void {
     this.#started = false;
-    clearTimeout(this.#timer);
-    this.#nextRunAt = Number.POSITIVE_INFINITY;
+    this.#wake.cancel();
   }
 
   /** A row will come due in `delayMs`: run then, unless a run comes earlier anyway. */
   wakeIn(delayMs: number): void {
     // Capped well below setTimeout's 2^31 - 1 ms limit; the safety poll runs long before anyway.
-    if (this.#started) this.#schedule(Math.min(Math.max(0, delayMs), MAX_SLEEP_MS));
+    if (this.#started) this.#wake.within(Math.min(Math.max(0, delayMs), MAX_SLEEP_MS));
   }
 
   /** One run, now (after a run in progress, so nothing scheduled before the call is missed). */
@@ -79,19 +83,5 @@ export class Scheduler {
         return result;
       }
     }
-  }
-
-  #schedule(delayMs: number): void {
-    const at = performance.now() + delayMs;
-    if (at >= this.#nextRunAt) return;
-    clearTimeout(this.#timer);
-    this.#nextRunAt = at;
-    this.#timer = setTimeout(() => {
-      this.#nextRunAt = Number.POSITIVE_INFINITY;
-      // A failed run is tried again by the next safety poll.
-      this.runOnce().catch((error: unknown) =>
-        this.#options.logger.error({ err: error }, 'promoting scheduled jobs failed'),
-      );
-    }, delayMs);
   }
 }
