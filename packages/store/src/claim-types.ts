@@ -55,8 +55,27 @@ export interface ClaimInput {
    * no group claims from them otherwise. @defaultValue none
    */
   readonly queueLimits?: Readonly<Record<string, number>>;
+  /**
+   * Called after a claim that saw queues with cluster-wide limits (`PATCH /queues/:name`), which
+   * may have due jobs the limits held back. @defaultValue none
+   */
+  readonly onLimited?: (limited: LimitedClaim) => void;
   /** Overrides the database clock; tests only. */
   readonly now?: Date;
+}
+
+/** What a claim says of the limited queues it saw; see {@link ClaimInput.onLimited}. */
+export interface LimitedClaim {
+  /**
+   * The limited queues the claim saw with due jobs of the claimer's kinds (it took what their
+   * limits allowed): claim again when one of their jobs ends.
+   */
+  readonly queues: readonly string[];
+  /**
+   * When a queue's rate window is full: ms until it lets the next job start, by the database
+   * clock; claim again then. Absent when no rate window is full.
+   */
+  readonly retryInMs?: number;
 }
 
 /**

@@ -24,11 +24,38 @@ export type JobCommandResult =
   | { readonly outcome: 'conflict'; readonly job: Job }
   | { readonly outcome: 'not-found' };
 
-/** A named queue as operators see it: paused or not, and its unfinished jobs by status. */
-export interface QueueState {
+/** A queue's rate limit: at most `limit` jobs started in any window of `intervalMs` ms. */
+export interface QueueRateLimit {
+  /** Most starts per window; an integer from 1. */
+  readonly limit: number;
+  /** The window's length, in ms; an integer from 1. */
+  readonly intervalMs: number;
+}
+
+/**
+ * A queue's cluster-wide limits, each enforced inside the claim statement across every
+ * instance; `null` is no limit.
+ */
+export interface QueueLimits {
+  /** Most jobs of the queue `RUNNING` at once. */
+  readonly concurrency: number | null;
+  /** Most jobs of the queue started in any window, by the database clock (a sliding window). */
+  readonly rateLimit: QueueRateLimit | null;
+  /** Most jobs with one `concurrencyKey` `RUNNING` at once; jobs without a key are not held. */
+  readonly keyConcurrency: number | null;
+}
+
+/** A change of {@link QueueLimits}: an absent field keeps its value, `null` removes the limit. */
+export type QueueLimitsPatch = Partial<QueueLimits>;
+
+/**
+ * A named queue as operators see it: paused or not, its cluster-wide limits, and its unfinished
+ * jobs by status.
+ */
+export interface QueueState extends QueueLimits {
   readonly name: string;
   readonly paused: boolean;
-  /** When it was last paused or resumed; `null` if never. */
+  /** When it was last paused, resumed or given limits; `null` if never. */
   readonly updatedAt: Date | null;
   readonly scheduled: number;
   readonly pending: number;

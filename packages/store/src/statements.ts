@@ -1,6 +1,6 @@
 // The hot-path SQL, for EXPLAIN in tests and benchmarks. Not part of the Store contract: it
 // changes with the schema.
-export { buildPgClaim } from './postgres/pg-claim.js';
+export { buildPgClaim } from './postgres/pg-claim-sql.js';
 export { buildSqliteClaim } from './sqlite/sqlite-claim.js';
 export { PG_FINISHED_KINDS, PG_PRUNE_FINISHED } from './postgres/pg-retention.js';
 export { SQLITE_FINISHED_KINDS, SQLITE_PRUNE_FINISHED } from './sqlite/sqlite-retention.js';

@@ -16,6 +16,7 @@ import type {
   ActivityQuery,
   ListJobsQuery,
   JobCommandResult,
+  QueueLimitsPatch,
   QueueState,
 } from './read-types.js';
 import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
@@ -136,6 +137,11 @@ export interface Store {
   retryJob(id: number, now?: Date): Promise<JobCommandResult>;
   /** Pauses (no instance claims its jobs from the next claim on) or resumes a queue. */
   setQueuePaused(name: string, paused: boolean): Promise<QueueState>;
+  /**
+   * Sets or removes a queue's cluster-wide limits (absent fields are kept), obeyed from the next
+   * claim on; jobs already running keep running. The caller checks the values (integers from 1).
+   */
+  setQueueLimits(name: string, patch: QueueLimitsPatch): Promise<QueueState>;
   /**
    * Every queue that has unfinished jobs or was ever paused, by name, with its unfinished jobs
    * counted by status.

@@ -3,6 +3,7 @@ import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
 import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
+import { limitedQueue } from './pg-queue-limits-sql.js';
 
 /**
  * The job's columns besides `kind`, `queue` and `priority` (always bound: the claim check needs
@@ -12,7 +13,8 @@ const OPTIONAL = JOB_COLUMNS.filter((c) => !['kind', 'queue', 'priority'].includ
 
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to $1) only when it is due
 // and no due PENDING job of the competing kinds comes at or before it in claim order
-// (priority <= its priority), and its queue is not paused; the check and the insert are one statement, so no separate read
+// (priority <= its priority), and its queue is neither paused nor limited (a limited queue's
+// jobs start only through the claim, which counts them against the limits); the check and the insert are one statement, so no separate read
 // can go stale. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and
 // idempotency key exist inserts nothing: it is read back and never claimed by this call.
 function enqueueClaimedSql(present: readonly JobColumn[]): string {
@@ -38,7 +40,8 @@ SELECT ${values.join(', ')},
                   SELECT 1 FROM nudge_jobs
                    WHERE status = 'PENDING' AND priority <= $5::integer AND run_at <= n.now
                      AND kind = ANY($3::text[]))
-                  AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = $6::text AND paused) AS claim) AS c
+                  AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = $6::text AND (paused OR ${limitedQueue()}))
+                  AS claim) AS c
 ${ON_KEY_CONFLICT_DO_NOTHING}
 RETURNING *`;
 }

@@ -1,10 +1,14 @@
 import type pg from 'pg';
-import type { QueueState } from '../store.js';
+import type { QueueLimitsPatch, QueueState } from '../store.js';
 
 interface QueueRow {
   name: string;
   paused: boolean;
   updated_at: Date | null;
+  concurrency: number | null;
+  rate_limit: number | null;
+  rate_interval_ms: number | null;
+  key_concurrency: number | null;
   scheduled: string;
   pending: string;
   running: string;
@@ -14,6 +18,12 @@ const toQueueState = (row: QueueRow): QueueState => ({
   name: row.name,
   paused: row.paused,
   updatedAt: row.updated_at,
+  concurrency: row.concurrency,
+  rateLimit:
+    row.rate_limit === null || row.rate_interval_ms === null
+      ? null
+      : { limit: row.rate_limit, intervalMs: row.rate_interval_ms },
+  keyConcurrency: row.key_concurrency,
   scheduled: Number(row.scheduled),
   pending: Number(row.pending),
   running: Number(row.running),
@@ -31,12 +41,31 @@ WITH counts AS (
    GROUP BY queue
 )
 SELECT coalesce(q.name, c.queue) AS name, coalesce(q.paused, false) AS paused, q.updated_at,
+       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
        coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
        coalesce(c.running, 0) AS running
   FROM (SELECT * FROM nudge_queues WHERE $1::text IS NULL OR name = $1) AS q FULL JOIN counts AS c ON c.queue = q.name
  ORDER BY 1`;
 
-/** Every queue with unfinished jobs or a pause record; see {@link Store.listQueues}. */
+// A limit the patch leaves out keeps its value: `$n::boolean` says whether the patch sets it.
+const SET_LIMITS = `
+INSERT INTO nudge_queues AS q (name, concurrency, rate_limit, rate_interval_ms, key_concurrency, updated_at)
+VALUES ($1, $3, $5, $6, $8, now())
+ON CONFLICT (name) DO UPDATE SET
+  concurrency = CASE WHEN $2::boolean THEN excluded.concurrency ELSE q.concurrency END,
+  rate_limit = CASE WHEN $4::boolean THEN excluded.rate_limit ELSE q.rate_limit END,
+  rate_interval_ms = CASE WHEN $4::boolean THEN excluded.rate_interval_ms ELSE q.rate_interval_ms END,
+  key_concurrency = CASE WHEN $7::boolean THEN excluded.key_concurrency ELSE q.key_concurrency END,
+  updated_at = excluded.updated_at`;
+
+async function readQueue(pool: pg.Pool, name: string, change: string): Promise<QueueState> {
+  const { rows } = await pool.query<QueueRow>(LIST, [name]);
+  const state = rows[0] && toQueueState(rows[0]);
+  if (!state) throw new Error(`queue ${name} vanished after it was ${change}`);
+  return state;
+}
+
+/** Every queue with unfinished jobs or a record (a pause, limits); see {@link Store.listQueues}. */
 export async function pgListQueues(pool: pg.Pool): Promise<QueueState[]> {
   const { rows } = await pool.query<QueueRow>(LIST, [null]);
   return rows.map(toQueueState);
@@ -49,8 +78,20 @@ export async function pgSetQueuePaused(pool: pg.Pool, name: string, paused: bool
      ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at`,
     [name, paused],
   );
-  const { rows } = await pool.query<QueueRow>(LIST, [name]);
-  const state = rows[0] && toQueueState(rows[0]);
-  if (!state) throw new Error(`queue ${name} vanished after it was ${paused ? 'paused' : 'resumed'}`);
-  return state;
+  return readQueue(pool, name, paused ? 'paused' : 'resumed');
+}
+
+/** Sets or removes a queue's limits; see {@link Store.setQueueLimits}. */
+export async function pgSetQueueLimits(pool: pg.Pool, name: string, patch: QueueLimitsPatch): Promise<QueueState> {
+  await pool.query(SET_LIMITS, [
+    name,
+    patch.concurrency !== undefined,
+    patch.concurrency ?? null,
+    patch.rateLimit !== undefined,
+    patch.rateLimit?.limit ?? null,
+    patch.rateLimit?.intervalMs ?? null,
+    patch.keyConcurrency !== undefined,
+    patch.keyConcurrency ?? null,
+  ]);
+  return readQueue(pool, name, 'given limits');
 }

@@ -26,6 +26,7 @@ import type {
   ProgressInput,
   PromoteInput,
   PromoteResult,
+  QueueLimitsPatch,
   QueueState,
   SchemaState,
   SelfClaimInput,
@@ -43,7 +44,7 @@ import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
 import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
 import { pgAdvanceSchedule, pgListSchedules, pgRegisterSchedules } from './pg-schedules.js';
-import { pgClaim } from './pg-claim.js';
+import { LimitedQueueHint, pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
@@ -51,7 +52,7 @@ import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
 import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
-import { pgListQueues, pgSetQueuePaused } from './pg-queues.js';
+import { pgListQueues, pgSetQueueLimits, pgSetQueuePaused } from './pg-queues.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
 import {
   pgListInstances,
@@ -116,6 +117,8 @@ export class PostgresStore implements Store {
   readonly #db: PgConnections;
   readonly #kysely: Kysely<PgSchema>;
   readonly #listenerOptions: PgJobListenerOptions;
+  /** The limited queues the last claim saw ready, to lock in the next one. */
+  readonly #limitedHint = new LimitedQueueHint();
   /** Where `LISTEN` connects, once the first use has settled the connection mode. */
   #listenUrl: string | undefined;
   #closing: Promise<void> | undefined;
@@ -235,12 +238,16 @@ export class PostgresStore implements Store {
     return pgSetQueuePaused(await this.#db.main(), name, paused);
   }
 
+  async setQueueLimits(name: string, patch: QueueLimitsPatch): Promise<QueueState> {
+    return pgSetQueueLimits(await this.#db.main(), name, patch);
+  }
+
   async listQueues(): Promise<QueueState[]> {
     return pgListQueues(await this.#db.main());
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return pgClaim(await this.#db.main(), input);
+    return pgClaim(await this.#db.main(), input, this.#limitedHint);
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {

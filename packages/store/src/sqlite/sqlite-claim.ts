@@ -1,15 +1,19 @@
 import type Database from 'better-sqlite3';
-import type { ClaimGroup, ClaimInput, ClaimedJob } from '../store.js';
+import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+import { SQLITE_LIMITS, SQLITE_LOG_STARTS, SQLITE_NOW_MS } from './sqlite-queue-limits-sql.js';
+import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
 
 // Invariant: one statement picks and flips the rows, under BEGIN IMMEDIATE, so no two claimers
 // (threads or processes) can both see a row as PENDING; each claim bumps version and attempts.
 // Each candidate select reads at most its limit of PENDING rows of its group's kinds and queues
 // (never of a paused queue) through a claim index, which holds nothing else (not-due rows wait as
-// SCHEDULED). With capped queues, each group has a candidate select per capped queue besides its
-// own; the rows kept are, in claim order, at most the queue's limit per capped queue over all
-// groups, then at most the limit per group.
+// SCHEDULED). With capped or limited queues, each group has a candidate select per such queue
+// besides its own; the rows kept are, in claim order, at most the key's room per concurrency key,
+// then at most the queue's room per capped or limited queue over all groups (the least of this
+// instance's cap and the cluster limits' room, read earlier in the same transaction), then at
+// most the limit per group.
 
 /** A claim statement's text and its named parameters, built together so that they always agree. */
 interface BuiltClaim {
@@ -17,14 +21,26 @@ interface BuiltClaim {
   readonly params: Record<string, unknown>;
 }
 
+/** A limited queue as the claim's transaction read it (see `SQLITE_LIMITS`). */
+export interface SqliteLimitedQueue {
+  readonly name: string;
+  /** How many more of its jobs may start now, cluster-wide. */
+  readonly room: number;
+  readonly keyConcurrency: number | null;
+}
+
 const CLAIM_ORDER = 'priority, run_at, id';
 
 /**
  * Builds the claim statement for groups whose limits are above 0. Parameters: `@now` (NULL for
  * the database clock), `@workerId`, `@leaseMs`, then `@p1`, `@p2` … for each group's kinds and
- * queues (JSON arrays) and limits, and the capped queues' limits, in order.
+ * queues (JSON arrays) and limits, and the capped and limited queues' limits, in order.
  */
-export function buildSqliteClaim(input: ClaimInput, groups: readonly ClaimGroup[]): BuiltClaim {
+export function buildSqliteClaim(
+  input: ClaimInput,
+  groups: readonly ClaimGroup[],
+  limited: readonly SqliteLimitedQueue[] = [],
+): BuiltClaim {
   const params: Record<string, unknown> = {
     now: toSqliteTime(input.now),
     workerId: input.workerId,
@@ -36,44 +52,66 @@ export function buildSqliteClaim(input: ClaimInput, groups: readonly ClaimGroup[
     params[`p${count}`] = value;
     return `@p${count}`;
   };
-  const limits = Object.entries(input.queueLimits ?? {});
-  const capped = limits.map(([queue]) => queue);
-  const open = limits.filter(([, limit]) => limit > 0);
-  const candidate = (g: number, kinds: string, queueFilter: string, limit: string): string =>
-    `SELECT ${g} AS g, id, queue, priority, run_at FROM (
-       SELECT id, queue, priority, run_at FROM nudge_jobs
+  const capEntries = Object.entries(input.queueLimits ?? {});
+  const instanceCaps = new Map(capEntries);
+  const limits = new Map(limited.map((queue) => [queue.name, queue]));
+  const own = [
+    ...new Set([...capEntries.filter(([, cap]) => cap > 0).map(([queue]) => queue), ...limits.keys()]),
+  ].filter((queue) => (limits.get(queue)?.room ?? 1) > 0);
+  const apart = [...new Set([...capEntries.map(([queue]) => queue), ...limits.keys()])];
+  const candidate = (g: number, kinds: string, filter: string, limit: string): string =>
+    `SELECT ${g} AS g, id, queue, priority, run_at, concurrency_key FROM (
+       SELECT id, queue, priority, run_at, concurrency_key FROM nudge_jobs AS j
         WHERE status = 'PENDING' AND run_at <= ${SQLITE_NOW}
           AND kind IN (SELECT value FROM json_each(${kinds}))
-          ${queueFilter} AND queue NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)
+          ${filter} AND queue NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)
         ORDER BY ${CLAIM_ORDER}
         LIMIT ${limit})`;
   const offered: string[] = [];
   groups.forEach((group, g) => {
     const kinds = bind(JSON.stringify(group.kinds));
-    const queueFilter = [
+    const groupQueues =
       group.queues === undefined
         ? ''
-        : `AND queue IN (SELECT value FROM json_each(${bind(JSON.stringify(group.queues))}))`,
-      capped.length === 0
-        ? ''
-        : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(capped))}))`,
-    ].join(' ');
-    offered.push(candidate(g, kinds, queueFilter, bind(group.limit)));
-    for (const [queue, queueLimit] of open) {
-      offered.push(
-        candidate(g, kinds, `AND queue = ${bind(queue)}`, bind(Math.min(queueLimit, group.limit))),
-      );
+        : `AND queue IN (SELECT value FROM json_each(${bind(JSON.stringify(group.queues))}))`;
+    const notApart =
+      apart.length === 0 ? '' : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(apart))}))`;
+    offered.push(candidate(g, kinds, `${groupQueues} ${notApart}`, bind(group.limit)));
+    for (const queue of own) {
+      const limit = limits.get(queue);
+      const cap = instanceCaps.get(queue);
+      const most = Math.min(cap ?? group.limit, group.limit, limit?.room ?? group.limit);
+      const keyFilter =
+        limit?.keyConcurrency == null
+          ? ''
+          : `AND (j.concurrency_key IS NULL OR (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
+                   AND k.queue = j.queue AND k.concurrency_key = j.concurrency_key) < ${bind(limit.keyConcurrency)})`;
+      const filter = `AND queue = ${bind(queue)} ${limit === undefined ? '' : groupQueues} ${keyFilter}`;
+      offered.push(candidate(g, kinds, filter, bind(most)));
     }
   });
   let kept = `SELECT id FROM (${offered.join(' UNION ALL ')})`;
-  if (open.length > 0) {
+  if (own.length > 0) {
     const groupLimits = bind(JSON.stringify(groups.map((group) => group.limit)));
-    const queueLimits = bind(JSON.stringify(Object.fromEntries(open)));
+    const caps: Record<string, number> = Object.fromEntries(capEntries);
+    for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
+    const keyLimits = Object.fromEntries(
+      limited.flatMap(({ name, keyConcurrency }) => (keyConcurrency === null ? [] : [[name, keyConcurrency]])),
+    );
+    const queueCaps = bind(JSON.stringify(caps));
+    const keyCaps = bind(JSON.stringify(keyLimits));
     kept = `SELECT id FROM (
       SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY ${CLAIM_ORDER}) AS in_group FROM (
         SELECT *, row_number() OVER (PARTITION BY queue ORDER BY ${CLAIM_ORDER}) AS in_queue,
-               json_extract(${queueLimits}, '$."' || queue || '"') AS cap
-          FROM (${offered.join(' UNION ALL ')})
+               json_extract(${queueCaps}, '$."' || queue || '"') AS cap
+          FROM (
+            SELECT *, row_number() OVER (PARTITION BY queue, concurrency_key ORDER BY ${CLAIM_ORDER}) AS in_key,
+                   CASE WHEN concurrency_key IS NULL THEN NULL
+                        ELSE json_extract(${keyCaps}, '$."' || queue || '"') - (
+                          SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
+                             AND k.queue = o.queue AND k.concurrency_key = o.concurrency_key) END AS key_room
+              FROM (${offered.join(' UNION ALL ')}) AS o
+          ) WHERE key_room IS NULL OR in_key <= key_room
       ) WHERE cap IS NULL OR in_queue <= cap
     ) WHERE in_group <= json_extract(${groupLimits}, '$[' || g || ']')`;
   }
@@ -101,28 +139,72 @@ interface ClaimRow {
   wait_ms: number;
 }
 
-/** Prepares the SQLite claim (a statement per shape of groups); see {@link Store.claim}. */
+interface LimitsRow {
+  name: string;
+  rate_limit: number | null;
+  rate_interval_ms: number | null;
+  key_concurrency: number | null;
+  started: number;
+  oldest_start: number | null;
+  room: number;
+}
+
+/** The queues every group serves together, as a JSON array, or `null` when some group serves every queue. */
+function servedJson(input: ClaimInput, groups: readonly ClaimGroup[]): string | null {
+  if (groups.some((group) => group.queues === undefined)) return null;
+  return JSON.stringify([
+    ...new Set([...groups.flatMap((group) => group.queues ?? []), ...Object.keys(input.queueLimits ?? {})]),
+  ]);
+}
+
+/**
+ * Prepares the SQLite claim (a statement per shape of groups); see {@link Store.claim}. One
+ * transaction reads the limited queues' room, claims, and logs the rate-limited queues' starts.
+ */
 export function createSqliteClaim(db: Database.Database): (input: ClaimInput) => ClaimedJob[] {
   const statements = new Map<string, Database.Statement<Record<string, unknown>, ClaimRow>>();
-  const claim = db.transaction((input: ClaimInput) => {
+  const readLimits = db.prepare<{ now: string | null; served: string | null }, LimitsRow>(SQLITE_LIMITS);
+  const logStarts = db.prepare<{ now: string | null; name: string; started: number }>(SQLITE_LOG_STARTS);
+  const clockMs = db.prepare<{ now: string | null }, { ms: number }>(`SELECT ${SQLITE_NOW_MS} AS ms`);
+  const claim = db.transaction((input: ClaimInput): { rows: ClaimRow[]; limited?: LimitedClaim } => {
     const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
-    if (groups.length === 0) return [];
-    const { text, params } = buildSqliteClaim(input, groups);
+    if (groups.length === 0) return { rows: [] };
+    const now = toSqliteTime(input.now);
+    const limits = readLimits.all({ now, served: servedJson(input, groups) });
+    const limited = limits.map((row) => ({ name: row.name, room: row.room, keyConcurrency: row.key_concurrency }));
+    const { text, params } = buildSqliteClaim(input, groups, limited);
     let statement = statements.get(text);
     if (!statement) {
       statement = db.prepare<Record<string, unknown>, ClaimRow>(text);
       statements.set(text, statement);
     }
-    return statement.all(params);
+    const rows = statement.all(params);
+    if (limits.length === 0) return { rows };
+    const rates: RateRow[] = [];
+    for (const row of limits) {
+      if (row.rate_limit === null || row.rate_interval_ms === null) continue;
+      rates.push([row.name, row.rate_limit, row.rate_interval_ms, row.started, row.oldest_start]);
+      const started = rows.filter((job) => job.queue === row.name).length;
+      if (started > 0) logStarts.run({ now, name: row.name, started });
+    }
+    const nowMs = clockMs.get({ now })?.ms ?? Date.now();
+    const jobs = rows.map(toClaimedJob);
+    return { rows, limited: limitsFeedback(limits.map((row) => row.name), rates, jobs, nowMs) };
   });
-  return (input) =>
-    claim.immediate(input).map((row) => ({
-      id: row.id,
-      version: row.version,
-      kind: row.kind,
-      queue: row.queue,
-      payloadJson: row.payload,
-      attempt: row.attempts,
-      waitMs: Math.max(0, row.wait_ms),
-    }));
+  return (input) => {
+    const { rows, limited } = claim.immediate(input);
+    // After the commit: the caller's callback is no part of the transaction.
+    if (limited) input.onLimited?.(limited);
+    return rows.map(toClaimedJob);
+  };
 }
+
+const toClaimedJob = (row: ClaimRow): ClaimedJob => ({
+  id: row.id,
+  version: row.version,
+  kind: row.kind,
+  queue: row.queue,
+  payloadJson: row.payload,
+  attempt: row.attempts,
+  waitMs: Math.max(0, row.wait_ms),
+});

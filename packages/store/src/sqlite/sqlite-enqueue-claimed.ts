@@ -4,6 +4,7 @@ import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } f
 import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+import { SQLITE_LIMITED } from './sqlite-queue-limits-sql.js';
 
 /**
  * The job's columns besides `kind`, `queue` and `priority` (always bound: the claim check needs
@@ -14,7 +15,8 @@ const OPTIONAL = JOB_COLUMNS.filter((c) => !['kind', 'queue', 'priority'].includ
 // Invariant: the row is inserted RUNNING (attempt 1, version 1, leased to @workerId) only when it
 // is due and no due PENDING job of the competing kinds comes at or before it in claim order
 // (priority <= its priority); the check and the insert are one statement under BEGIN IMMEDIATE.
-// A job of a paused queue is never claimed here. Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and idempotency
+// A job of a paused or limited queue is never claimed here (a limited queue's jobs start only
+// through the claim, which counts them against the limits). Otherwise it is inserted exactly as a plain enqueue would be. A job whose kind and idempotency
 // key exist inserts nothing and is read back, never claimed by this call. (`WHERE true` lets
 // SQLite parse the upsert clause after a SELECT.)
 function enqueueClaimedSql(present: readonly JobColumn[]): string {
@@ -43,7 +45,7 @@ SELECT ${values.join(', ')},
           SELECT 1 FROM nudge_jobs
            WHERE status = 'PENDING' AND priority <= @priority AND run_at <= ${SQLITE_NOW}
              AND kind IN (SELECT value FROM json_each(@kinds)))
-          AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = @queue AND paused = 1) AS claim) AS c
+          AND NOT EXISTS (SELECT 1 FROM nudge_queues AS q WHERE q.name = @queue AND (q.paused = 1 OR ${SQLITE_LIMITED})) AS claim) AS c
  WHERE true
 ${ON_KEY_CONFLICT_DO_NOTHING}
 RETURNING *`;

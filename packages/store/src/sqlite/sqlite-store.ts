@@ -27,6 +27,7 @@ import type {
   ProgressInput,
   PromoteInput,
   PromoteResult,
+  QueueLimitsPatch,
   QueueState,
   SchemaState,
   SelfClaimInput,
@@ -213,6 +214,10 @@ export class SqliteStore implements Store {
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {
     return this.#busy(() => this.#hotPath.queues.setPaused(name, paused));
+  }
+
+  async setQueueLimits(name: string, patch: QueueLimitsPatch): Promise<QueueState> {
+    return this.#busy(() => this.#hotPath.queues.setLimits(name, patch));
   }
 
   async listQueues(): Promise<QueueState[]> {

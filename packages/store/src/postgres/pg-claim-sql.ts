@@ -1,0 +1,169 @@
+import type { ClaimGroup, ClaimInput } from '../store.js';
+import { pgMs, pgNow } from './pg-row.js';
+import { limitedQueue, pgLimitsCte, pgRateLogUpdate } from './pg-queue-limits-sql.js';
+
+// Invariant: each candidate CTE locks at most its limit of due PENDING rows of its group's kinds
+// and queues (never of a paused queue), skipping rows other claimers hold; the UPDATE flips
+// exactly the rows kept, and each claim bumps version and attempts. With capped or limited
+// queues, each group has a candidate CTE per such queue besides its own; the rows kept are, in
+// claim order, at most the key's room per concurrency key, then at most the queue's room per
+// capped or limited queue over all groups (the least of this instance's cap and the cluster
+// limits' room), then at most the limit per group. (Rows locked but not kept are unlocked when
+// the statement ends.) A limited queue is claimed only through its own candidate CTE, and only
+// when the caller locked its nudge_queues row first (`limited`): claims of one limited queue are
+// serialized across the cluster, and each counts the running jobs and the rate window after the
+// previous one committed. The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE
+// SKIP LOCKED)` may be re-evaluated and lock more than n rows. Only PENDING rows are read: the
+// partial claim indexes hold nothing else, and not-due rows wait as SCHEDULED. The kept ids are
+// updated through `id = ANY(ARRAY(…))`, a primary-key lookup, rather than a join whose plan
+// depends on statistics. Paused and limited queues are read by each candidate CTE (an init plan),
+// so a pause or a new limit is obeyed from the next claim on. The batch comes back as one JSON
+// text: the client parses it natively, not row by row.
+
+/** A claim statement's text and its bound values, built together so that they always agree. */
+export interface BuiltPgClaim {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+const CLAIM_ORDER = 'priority, run_at, id';
+const NOW = pgNow('$1');
+const NOW_MS = `(extract(epoch FROM ${NOW}) * 1000)`;
+
+/**
+ * Builds the claim statement for groups whose limits are above 0. Values: `$1` now (NULL for the
+ * database clock), `$2` worker id, `$3` lease in ms, `$4` the limited queues the caller locked,
+ * `$5` every kind of the groups, `$6` the queues served (NULL for all), then each group's kinds,
+ * queues and limits, and the capped and limited queues' names and limits, in order.
+ *
+ * The statement answers one row: `jobs` (the claimed rows as JSON text), `ready` (the limited
+ * queues with due jobs of these kinds, to lock and claim next time), `rates` (each rate-limited
+ * queue claimed: `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim)
+ * and `now_ms` (the database clock, epoch ms).
+ */
+export function buildPgClaim(
+  input: ClaimInput,
+  groups: readonly ClaimGroup[],
+  limited: readonly string[] = [],
+  served: readonly string[] | null = null,
+): BuiltPgClaim {
+  const allKinds = [...new Set(groups.flatMap((group) => group.kinds))];
+  const values: unknown[] = [input.now ?? null, input.workerId, input.leaseMs, limited, allKinds, served];
+  const bind = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const capEntries = Object.entries(input.queueLimits ?? {});
+  const instanceCaps = new Map(capEntries);
+  // Queues with a candidate CTE of their own: this instance's open caps, then the locked limited.
+  const own = [...new Set([...capEntries.filter(([, cap]) => cap > 0).map(([queue]) => queue), ...limited])];
+  const apart = [...new Set([...capEntries.map(([queue]) => queue), ...limited])];
+  const ctes: string[] = limited.length > 0 ? [pgLimitsCte(NOW_MS)] : [];
+  const candidate = (name: string, kinds: string, filter: string, limit: string): void => {
+    ctes.push(`${name} AS (
+  SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
+   WHERE j.status = 'PENDING' AND j.run_at <= ${NOW} AND j.kind = ANY(${kinds}::text[])
+     ${filter}
+   ORDER BY ${CLAIM_ORDER}
+   LIMIT ${limit}
+   FOR UPDATE SKIP LOCKED
+)`);
+  };
+  const offered: string[] = [];
+  groups.forEach((group, g) => {
+    const kinds = bind(group.kinds);
+    const limit = bind(group.limit);
+    const groupQueues = group.queues === undefined ? '' : `AND j.queue = ANY(${bind(group.queues)}::text[])`;
+    const notApart = apart.length === 0 ? '' : `AND j.queue <> ALL(${bind(apart)}::text[])`;
+    candidate(
+      `g${g}`,
+      kinds,
+      `${groupQueues} ${notApart} AND j.queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()}))`,
+      limit,
+    );
+    offered.push(`SELECT ${g} AS g, * FROM g${g}`);
+    own.forEach((queue, q) => {
+      const isLimited = limited.includes(queue);
+      const name = bind(queue);
+      const cap = instanceCaps.get(queue);
+      const most = cap === undefined ? group.limit : Math.min(cap, group.limit);
+      const filter = isLimited
+        ? `AND j.queue = ${name}::text ${groupQueues} AND (j.concurrency_key IS NULL
+             OR (SELECT key_concurrency FROM limits WHERE name = ${name}::text) IS NULL
+             OR (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING' AND k.queue = j.queue
+                   AND k.concurrency_key = j.concurrency_key)
+                < (SELECT key_concurrency FROM limits WHERE name = ${name}::text))`
+        : `AND j.queue = ${name}::text AND j.queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()}))`;
+      // A limited queue no longer limited (or paused) has no row in `limits`: room 0 claims nothing.
+      const rows = isLimited
+        ? `least(${bind(most)}::int, coalesce((SELECT room FROM limits WHERE name = ${name}::text), 0))`
+        : bind(most);
+      candidate(`g${g}q${q}`, kinds, filter, rows);
+      offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}`);
+    });
+  });
+  let kept: string;
+  if (own.length === 0) {
+    kept = groups.map((_, g) => `SELECT id FROM g${g}`).join(' UNION ALL ');
+  } else {
+    const groupLimits = bind(groups.map((group) => group.limit));
+    const capNames = bind(capEntries.map(([queue]) => queue));
+    const capValues = bind(capEntries.map(([, cap]) => cap));
+    const limitsJoin = limited.length > 0 ? 'LEFT JOIN limits AS l ON l.name = o.queue' : '';
+    const keyRoom =
+      limited.length > 0
+        ? `CASE WHEN o.concurrency_key IS NULL OR l.key_concurrency IS NULL THEN NULL
+                ELSE l.key_concurrency - (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
+                       AND k.queue = o.queue AND k.concurrency_key = o.concurrency_key) END`
+        : 'NULL::bigint';
+    const room = limited.length > 0 ? 'l.room' : 'NULL::int';
+    ctes.push(`offered AS (${offered.join(' UNION ALL ')}),
+keyed AS (
+  SELECT o.*, ${keyRoom} AS key_room, ${room} AS room,
+         row_number() OVER (PARTITION BY o.queue, o.concurrency_key ORDER BY ${CLAIM_ORDER}) AS in_key
+    FROM offered AS o ${limitsJoin}
+),
+within_caps AS (
+  SELECT k.*, row_number() OVER (PARTITION BY k.queue ORDER BY ${CLAIM_ORDER}) AS in_queue,
+         least(c.cap, k.room) AS cap
+    FROM keyed AS k
+    LEFT JOIN unnest(${capNames}::text[], ${capValues}::int[]) AS c(name, cap) ON c.name = k.queue
+   WHERE k.key_room IS NULL OR k.in_key <= k.key_room
+),
+kept AS (
+  SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY ${CLAIM_ORDER}) AS in_group
+    FROM within_caps WHERE cap IS NULL OR in_queue <= cap
+)`);
+    kept = `SELECT id FROM kept WHERE in_group <= (${groupLimits}::int[])[g + 1]`;
+  }
+  ctes.push(`claimed AS (
+  UPDATE nudge_jobs AS j
+     SET status = 'RUNNING',
+         version = j.version + 1,
+         attempts = j.attempts + 1,
+         claimed_by = $2,
+         started_at = ${NOW},
+         lease_expires_at = ${NOW} + ${pgMs('$3')}
+   WHERE j.id = ANY(ARRAY(${kept}))
+  RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
+            extract(epoch FROM ${NOW} - j.run_at) * 1000 AS wait_ms
+)`);
+  if (limited.length > 0) ctes.push(pgRateLogUpdate(NOW_MS));
+  const text = `
+WITH ${ctes.join(',\n')}
+SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms)), '[]')
+          FROM claimed)::text AS jobs,
+       (SELECT coalesce(array_agg(q.name), '{}') FROM nudge_queues AS q
+         WHERE NOT q.paused AND ${limitedQueue('q')}
+           AND ($6::text[] IS NULL OR q.name = ANY($6::text[]))
+           AND EXISTS (SELECT 1 FROM nudge_jobs AS p WHERE p.status = 'PENDING' AND p.queue = q.name
+                          AND p.run_at <= ${NOW} AND p.kind = ANY($5::text[]))) AS ready,
+       ${
+         limited.length > 0
+           ? `(SELECT json_agg(json_build_array(name, rate_limit, rate_interval_ms, started, oldest_start))
+                 FROM limits WHERE rate_limit IS NOT NULL)::text`
+           : 'NULL::text'
+       } AS rates,
+       ${NOW_MS}::float8 AS now_ms`;
+  return { text, values };
+}

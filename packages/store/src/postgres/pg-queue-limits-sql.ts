@@ -1,0 +1,53 @@
+// The SQL of cluster-wide queue limits in a PostgreSQL claim (see pg-claim-sql.ts).
+
+/** SQL: the `nudge_queues` row (alias `alias`, or unqualified) has a limit of any sort. */
+export function limitedQueue(alias?: string): string {
+  const c = alias === undefined ? '' : `${alias}.`;
+  return `(${c}concurrency IS NOT NULL OR ${c}rate_limit IS NOT NULL OR ${c}key_concurrency IS NOT NULL)`;
+}
+
+/** SQL: the starts of a queue's rate log (alias `q`) that are still inside its window, as `(t, n)`. */
+const startsInWindow = (nowMs: string): string =>
+  `SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(q.rate_starts) AS e
+    WHERE (e->>0)::float8 > ${nowMs} - q.rate_interval_ms`;
+
+/**
+ * The `limits` CTE: each locked (`$4`) queue that is limited and not paused, read after the lock
+ * was taken, with its running jobs, its starts in the current rate window (and the oldest of
+ * them, epoch ms), and its `room`: how many more of its jobs may start now, cluster-wide.
+ */
+export function pgLimitsCte(nowMs: string): string {
+  return `limits AS (
+  SELECT s.*, greatest(0, least(coalesce(s.concurrency - s.running, 2147483647),
+                                coalesce(s.rate_limit - s.started, 2147483647))) AS room
+    FROM (
+      SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+             (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name) AS running,
+             (SELECT coalesce(sum(w.n), 0) FROM (${startsInWindow(nowMs)}) AS w) AS started,
+             (SELECT min(w.t) FROM (${startsInWindow(nowMs)}) AS w) AS oldest_start
+        FROM nudge_queues AS q
+       WHERE q.name = ANY($4::text[]) AND NOT q.paused AND ${limitedQueue('q')}
+    ) AS s
+)`;
+}
+
+/**
+ * The `rated` CTE: appends this claim's starts to each rate-limited queue's log and drops the
+ * starts that left the window. A claim's starts share one entry, its time rounded UP to a
+ * thousandth of the interval: a start then counts a little longer than it should, never
+ * shorter, so the limit holds exactly while the log stays at about 1,000 entries at most.
+ */
+export function pgRateLogUpdate(nowMs: string): string {
+  const grain = 'greatest(1, q.rate_interval_ms / 1000)';
+  return `rated AS (
+  UPDATE nudge_queues AS q
+     SET rate_starts = (
+       SELECT coalesce(jsonb_agg(jsonb_build_array(m.t, m.n) ORDER BY m.t), '[]'::jsonb)
+         FROM (SELECT t, sum(n) AS n FROM (
+                 ${startsInWindow(nowMs)}
+                 UNION ALL SELECT ceil(${nowMs} / ${grain}) * ${grain}, c.n
+               ) AS s GROUP BY t) AS m)
+    FROM (SELECT queue, count(*)::int AS n FROM claimed GROUP BY queue) AS c
+   WHERE q.name = c.queue AND q.name = ANY($4::text[]) AND q.rate_limit IS NOT NULL
+)`;
+}

@@ -1,0 +1,50 @@
+// The SQL of cluster-wide queue limits in a SQLite claim (see sqlite-claim.ts). SQLite claims
+// run one at a time (BEGIN IMMEDIATE), so each one counts what the previous one committed.
+import { STORE_CLOCK } from './sqlite-time.js';
+
+/** SQL: the database clock as epoch ms (a real number). */
+export const SQLITE_NOW_MS = `((julianday(${STORE_CLOCK}) - 2440587.5) * 86400000.0)`;
+
+/** SQL: the `nudge_queues` row (alias `q`) has a limit of any sort. */
+export const SQLITE_LIMITED = '(q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)';
+
+/** SQL: the starts of a queue's rate log (alias `q`) that are still inside its window, as `(t, n)`. */
+const STARTS_IN_WINDOW = `SELECT json_extract(e.value, '$[0]') AS t, json_extract(e.value, '$[1]') AS n
+    FROM json_each(q.rate_starts) AS e
+   WHERE json_extract(e.value, '$[0]') > ${SQLITE_NOW_MS} - q.rate_interval_ms`;
+
+/**
+ * Each limited, unpaused queue (of `@served`, a JSON array, or every queue when NULL) with its
+ * running jobs, its starts in the current rate window and the oldest of them (epoch ms), and its
+ * `room`: how many more of its jobs may start now, cluster-wide.
+ */
+export const SQLITE_LIMITS = `
+SELECT s.*, max(0, min(coalesce(s.concurrency - s.running, 2147483647),
+                       coalesce(s.rate_limit - s.started, 2147483647))) AS room
+  FROM (
+    SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+           (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name) AS running,
+           (SELECT coalesce(sum(w.n), 0) FROM (${STARTS_IN_WINDOW}) AS w) AS started,
+           (SELECT min(w.t) FROM (${STARTS_IN_WINDOW}) AS w) AS oldest_start
+      FROM nudge_queues AS q
+     WHERE q.paused = 0 AND ${SQLITE_LIMITED}
+       AND (@served IS NULL OR q.name IN (SELECT value FROM json_each(@served)))
+  ) AS s`;
+
+/**
+ * Appends `@started` starts now to the rate log of queue `@name` and drops the starts that left
+ * the window. The starts share one entry, its time rounded up to a thousandth of the interval:
+ * a start then counts a little longer than it should, never shorter, so the limit holds exactly
+ * while the log stays at about 1,000 entries at most.
+ */
+export const SQLITE_LOG_STARTS = `
+UPDATE nudge_queues AS q
+   SET rate_starts = (
+     SELECT coalesce(json_group_array(json_array(m.t, m.n)), '[]')
+       FROM (SELECT t, sum(n) AS n FROM (
+               ${STARTS_IN_WINDOW}
+               UNION ALL
+               SELECT (CAST(${SQLITE_NOW_MS} AS INTEGER) / max(1, q.rate_interval_ms / 1000) + 1)
+                        * max(1, q.rate_interval_ms / 1000), @started
+             ) GROUP BY t ORDER BY t) AS m)
+ WHERE q.name = @name AND q.rate_limit IS NOT NULL`;
