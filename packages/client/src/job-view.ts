@@ -42,6 +42,8 @@ export interface JobView<P = JsonValue> {
   readonly errors: readonly AttemptErrorView[];
   /** The producer's idempotency key, unique per kind while the job is kept. */
   readonly idempotencyKey: string | null;
+  /** The job's concurrency key (see `keyConcurrency` of `PATCH /queues/:name`); `null` when none. */
+  readonly concurrencyKey: string | null;
   /** When the job was enqueued. */
   readonly createdAt: string;
   /** Start of the latest attempt. */

@@ -10,6 +10,9 @@ export const MAX_KIND_LENGTH = 200;
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
+/** Longest concurrency key, in characters. */
+export const MAX_CONCURRENCY_KEY_LENGTH = 200;
+
 /** Range of `priority`; a lower number runs first. */
 export const PRIORITY_RANGE = { minimum: -1000, maximum: 1000 } as const;
 
@@ -29,6 +32,7 @@ export const JOB_FIELDS = [
   'delayMs',
   'maxAttempts',
   'idempotencyKey',
+  'concurrencyKey',
 ] as const;
 
 /**
@@ -43,6 +47,7 @@ export const JOB_FIELD_EXPECTED = {
   delayMs: `a whole number of ms from 0 to ${MAX_DELAY_MS} (365 days)`,
   maxAttempts: `an integer from ${MAX_ATTEMPTS_RANGE.minimum} to ${MAX_ATTEMPTS_RANGE.maximum}`,
   idempotencyKey: `a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+  concurrencyKey: `a string of 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`,
 } as const;
 
 /**
@@ -69,6 +74,12 @@ export interface JobOptions {
    * returns the existing job (`created: false`); 1 to 200 characters.
    */
   readonly idempotencyKey?: string;
+  /**
+   * A customer, repository or account: in a queue with a `keyConcurrency` limit k, at most k jobs
+   * with the same key run at once across the cluster (k = 1: one at a time per key); jobs with
+   * other keys are not held up behind them. No effect in other queues. 1 to 200 characters.
+   */
+  readonly concurrencyKey?: string;
 }
 
 /**
@@ -123,7 +134,7 @@ const invalid = (pointer: string, field: Field, value: unknown): Problem => ({
 
 function nameProblem(
   pointer: string,
-  field: 'kind' | 'idempotencyKey',
+  field: 'kind' | 'idempotencyKey' | 'concurrencyKey',
   value: unknown,
   max: number,
 ): Problem | undefined {
@@ -178,6 +189,8 @@ function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtFor
     problems.push(invalid(pointer, 'maxAttempts', j.maxAttempts));
   if (j.idempotencyKey !== undefined)
     problems.push(nameProblem(pointer, 'idempotencyKey', j.idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH));
+  if (j.concurrencyKey !== undefined)
+    problems.push(nameProblem(pointer, 'concurrencyKey', j.concurrencyKey, MAX_CONCURRENCY_KEY_LENGTH));
   const payload = j.payload === undefined ? undefined : findUnstorableJson(j.payload);
   if (payload) {
     problems.push({
@@ -190,7 +203,8 @@ function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtFor
 
 /**
  * What is wrong with one job, checked field by field in {@link JOB_FIELDS} order: an object
- * with no unknown field, `kind` and `idempotencyKey` strings of 1 to 200 storable characters,
+ * with no unknown field, `kind`, `idempotencyKey` and `concurrencyKey` strings of 1 to 200
+ * storable characters,
  * `queue` a queue name, `priority` and `maxAttempts` integers in {@link PRIORITY_RANGE} and
  * {@link MAX_ATTEMPTS_RANGE}, `runAt` in {@link RUN_AT_RANGE_MS}, `delayMs` a whole number of ms
  * up to {@link MAX_DELAY_MS} and not with `runAt`, and a payload both dialects store alike.

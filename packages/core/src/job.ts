@@ -30,6 +30,8 @@ export interface Job {
   readonly lastError: string | null;
   /** Unique per kind while the row is kept; `null` when the producer gave none. */
   readonly idempotencyKey: string | null;
+  /** Limits how many jobs with this key run at once in a queue with `keyConcurrency`; `null` when none. */
+  readonly concurrencyKey: string | null;
   readonly result: JsonValue | null;
   /** The latest progress the handler reported with `ctx.progress`, `null` before any. */
   readonly progress: JsonValue | null;

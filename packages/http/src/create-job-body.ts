@@ -4,6 +4,7 @@ import {
   MAX_ATTEMPTS_RANGE,
   MAX_DELAY_MS,
   MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_KIND_LENGTH,
   PRIORITY_RANGE,
   QUEUE_NAME_PATTERN,
@@ -81,6 +82,15 @@ export const createJobBodySchema = Type.Object(
           'While a job of this kind with this key is kept, enqueueing it again creates nothing and answers the existing job.',
       }),
     ),
+    concurrencyKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_CONCURRENCY_KEY_LENGTH,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.concurrencyKey,
+        description:
+          "A customer, repository or account: in a queue with keyConcurrency k, at most k jobs with this key run at once across the cluster; other keys are not held up.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -104,5 +114,6 @@ export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
     delayMs: body.delayMs,
     maxAttempts: body.maxAttempts,
     idempotencyKey: body.idempotencyKey,
+    concurrencyKey: body.concurrencyKey,
   };
 }

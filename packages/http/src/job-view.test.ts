@@ -21,6 +21,7 @@ const base: Job = {
   leaseExpiresAt: null,
   lastError: null,
   idempotencyKey: null,
+  concurrencyKey: null,
   result: null,
   progress: null,
   errors: [],

@@ -42,6 +42,9 @@ export const jobViewSchema = Type.Object(
     idempotencyKey: Type.Union([Type.String(), Type.Null()], {
       description: "The producer's idempotency key, unique per kind while the job is kept.",
     }),
+    concurrencyKey: Type.Union([Type.String(), Type.Null()], {
+      description: "The job's concurrency key: with the queue's keyConcurrency, how many jobs with it run at once.",
+    }),
     createdAt: timestamp('When the job was enqueued.'),
     startedAt: nullableTimestamp('Start of the latest attempt.'),
     finishedAt: nullableTimestamp('When the job reached SUCCEEDED, FAILED or CANCELLED.'),
@@ -74,6 +77,7 @@ export function toJobView(job: Job): JobView {
       instance: e.instance,
     })),
     idempotencyKey: job.idempotencyKey,
+    concurrencyKey: job.concurrencyKey,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,

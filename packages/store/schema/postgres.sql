@@ -34,9 +34,11 @@ CREATE TABLE nudge_jobs (
   idempotency_key text,
   queue text DEFAULT 'default'::text NOT NULL,
   progress jsonb,
-  errors jsonb DEFAULT '[]'::jsonb NOT NULL
+  errors jsonb DEFAULT '[]'::jsonb NOT NULL,
+  concurrency_key text
 );
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_attempts_check CHECK ((attempts >= 0));
+ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_concurrency_key_check CHECK ((concurrency_key <> ''::text));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_kind_check CHECK ((kind <> ''::text));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_max_attempts_check CHECK ((max_attempts >= 1));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_pkey PRIMARY KEY (id);
@@ -47,6 +49,7 @@ CREATE INDEX nudge_jobs_finished ON public.nudge_jobs USING btree (status, kind,
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kind, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX nudge_jobs_leases ON public.nudge_jobs USING btree (lease_expires_at) WHERE (lease_expires_at IS NOT NULL);
 CREATE INDEX nudge_jobs_queue_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE (status = 'PENDING'::text);
+CREATE INDEX nudge_jobs_running ON public.nudge_jobs USING btree (queue, concurrency_key) WHERE (status = 'RUNNING'::text);
 CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHERE (status = 'SCHEDULED'::text);
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
@@ -61,10 +64,20 @@ ALTER TABLE nudge_migrations ADD CONSTRAINT nudge_migrations_pkey PRIMARY KEY (v
 CREATE TABLE nudge_queues (
   name text NOT NULL,
   paused boolean DEFAULT false NOT NULL,
-  updated_at timestamp with time zone DEFAULT now() NOT NULL
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  concurrency integer,
+  rate_limit integer,
+  rate_interval_ms integer,
+  key_concurrency integer,
+  rate_starts jsonb DEFAULT '[]'::jsonb NOT NULL
 );
+ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_concurrency_check CHECK ((concurrency >= 1));
+ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_key_concurrency_check CHECK ((key_concurrency >= 1));
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_name_check CHECK ((name <> ''::text));
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_pkey PRIMARY KEY (name);
+ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_check CHECK (((rate_limit IS NULL) = (rate_interval_ms IS NULL)));
+ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_interval_ms_check CHECK ((rate_interval_ms >= 1));
+ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_limit_check CHECK ((rate_limit >= 1));
 
 CREATE TABLE nudge_schedules (
   name text NOT NULL,

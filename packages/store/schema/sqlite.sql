@@ -29,7 +29,7 @@ CREATE TABLE "nudge_jobs" (
   created_at       TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   started_at       TEXT,
   finished_at      TEXT
-, idempotency_key TEXT, queue TEXT NOT NULL DEFAULT 'default' CHECK (length(queue) > 0), progress TEXT CHECK (progress IS NULL OR json_valid(progress)), errors TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(errors))) STRICT;
+, idempotency_key TEXT, queue TEXT NOT NULL DEFAULT 'default' CHECK (length(queue) > 0), progress TEXT CHECK (progress IS NULL OR json_valid(progress)), errors TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(errors)), concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0)) STRICT;
 
 CREATE INDEX nudge_jobs_claimable ON nudge_jobs (priority, run_at, id) WHERE status = 'PENDING';
 
@@ -41,6 +41,8 @@ CREATE UNIQUE INDEX nudge_jobs_idempotency ON nudge_jobs (kind, idempotency_key)
 CREATE INDEX nudge_jobs_leases ON nudge_jobs (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
 
 CREATE INDEX nudge_jobs_queue_claimable ON nudge_jobs (queue, priority, run_at, id) WHERE status = 'PENDING';
+
+CREATE INDEX nudge_jobs_running ON nudge_jobs (queue, concurrency_key) WHERE status = 'RUNNING';
 
 CREATE TRIGGER nudge_jobs_schedule_future
   AFTER INSERT ON nudge_jobs
@@ -61,7 +63,7 @@ CREATE TABLE nudge_queues (
   name       TEXT    PRIMARY KEY CHECK (length(name) > 0),
   paused     INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
   updated_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-) STRICT;
+, concurrency INTEGER CHECK (concurrency >= 1), rate_limit INTEGER CHECK (rate_limit >= 1), rate_interval_ms INTEGER CHECK (rate_interval_ms >= 1), key_concurrency INTEGER CHECK (key_concurrency >= 1), rate_starts TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(rate_starts))) STRICT;
 
 CREATE TABLE nudge_schedules (
   name         TEXT NOT NULL PRIMARY KEY,

@@ -83,6 +83,13 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     value: (job) => job.idempotencyKey,
   },
   {
+    field: 'concurrencyKey',
+    column: 'concurrency_key',
+    recordField: 'concurrency_key',
+    pgType: 'text',
+    value: (job) => job.concurrencyKey,
+  },
+  {
     field: 'runAt',
     column: 'run_at',
     recordField: 'run_at',

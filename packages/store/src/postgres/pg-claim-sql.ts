@@ -32,9 +32,9 @@ const NOW_MS = `(extract(epoch FROM ${NOW}) * 1000)`;
 
 /**
  * Builds the claim statement for groups whose limits are above 0. Values: `$1` now (NULL for the
- * database clock), `$2` worker id, `$3` lease in ms, `$4` the limited queues the caller locked,
- * `$5` every kind of the groups, `$6` the queues served (NULL for all), then each group's kinds,
- * queues and limits, and the capped and limited queues' names and limits, in order.
+ * database clock), `$2` worker id, `$3` lease in ms, `$4` every kind of the groups, `$5` the
+ * queues served (NULL for all), then the limited queues the caller locked (if any), each group's
+ * kinds, queues and limits, and the capped and limited queues' names and limits, in order.
  *
  * The statement answers one row: `jobs` (the claimed rows as JSON text), `ready` (the limited
  * queues with due jobs of these kinds, to lock and claim next time), `rates` (each rate-limited
@@ -48,7 +48,7 @@ export function buildPgClaim(
   served: readonly string[] | null = null,
 ): BuiltPgClaim {
   const allKinds = [...new Set(groups.flatMap((group) => group.kinds))];
-  const values: unknown[] = [input.now ?? null, input.workerId, input.leaseMs, limited, allKinds, served];
+  const values: unknown[] = [input.now ?? null, input.workerId, input.leaseMs, allKinds, served];
   const bind = (value: unknown): string => {
     values.push(value);
     return `$${values.length}`;
@@ -58,7 +58,8 @@ export function buildPgClaim(
   // Queues with a candidate CTE of their own: this instance's open caps, then the locked limited.
   const own = [...new Set([...capEntries.filter(([, cap]) => cap > 0).map(([queue]) => queue), ...limited])];
   const apart = [...new Set([...capEntries.map(([queue]) => queue), ...limited])];
-  const ctes: string[] = limited.length > 0 ? [pgLimitsCte(NOW_MS)] : [];
+  const locked = limited.length > 0 ? bind(limited) : '';
+  const ctes: string[] = limited.length > 0 ? [pgLimitsCte(NOW_MS, locked)] : [];
   const candidate = (name: string, kinds: string, filter: string, limit: string): void => {
     ctes.push(`${name} AS (
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
@@ -148,16 +149,16 @@ kept AS (
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
             extract(epoch FROM ${NOW} - j.run_at) * 1000 AS wait_ms
 )`);
-  if (limited.length > 0) ctes.push(pgRateLogUpdate(NOW_MS));
+  if (limited.length > 0) ctes.push(pgRateLogUpdate(NOW_MS, locked));
   const text = `
 WITH ${ctes.join(',\n')}
 SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms)), '[]')
           FROM claimed)::text AS jobs,
        (SELECT coalesce(array_agg(q.name), '{}') FROM nudge_queues AS q
          WHERE NOT q.paused AND ${limitedQueue('q')}
-           AND ($6::text[] IS NULL OR q.name = ANY($6::text[]))
+           AND ($5::text[] IS NULL OR q.name = ANY($5::text[]))
            AND EXISTS (SELECT 1 FROM nudge_jobs AS p WHERE p.status = 'PENDING' AND p.queue = q.name
-                          AND p.run_at <= ${NOW} AND p.kind = ANY($5::text[]))) AS ready,
+                          AND p.run_at <= ${NOW} AND p.kind = ANY($4::text[]))) AS ready,
        ${
          limited.length > 0
            ? `(SELECT json_agg(json_build_array(name, rate_limit, rate_interval_ms, started, oldest_start))

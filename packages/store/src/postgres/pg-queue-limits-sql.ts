@@ -12,11 +12,11 @@ const startsInWindow = (nowMs: string): string =>
     WHERE (e->>0)::float8 > ${nowMs} - q.rate_interval_ms`;
 
 /**
- * The `limits` CTE: each locked (`$4`) queue that is limited and not paused, read after the lock
+ * The `limits` CTE: each locked queue (`lockedParam`, a text array) that is limited and not paused, read after the lock
  * was taken, with its running jobs, its starts in the current rate window (and the oldest of
  * them, epoch ms), and its `room`: how many more of its jobs may start now, cluster-wide.
  */
-export function pgLimitsCte(nowMs: string): string {
+export function pgLimitsCte(nowMs: string, lockedParam: string): string {
   return `limits AS (
   SELECT s.*, greatest(0, least(coalesce(s.concurrency - s.running, 2147483647),
                                 coalesce(s.rate_limit - s.started, 2147483647))) AS room
@@ -26,7 +26,7 @@ export function pgLimitsCte(nowMs: string): string {
              (SELECT coalesce(sum(w.n), 0) FROM (${startsInWindow(nowMs)}) AS w) AS started,
              (SELECT min(w.t) FROM (${startsInWindow(nowMs)}) AS w) AS oldest_start
         FROM nudge_queues AS q
-       WHERE q.name = ANY($4::text[]) AND NOT q.paused AND ${limitedQueue('q')}
+       WHERE q.name = ANY(${lockedParam}::text[]) AND NOT q.paused AND ${limitedQueue('q')}
     ) AS s
 )`;
 }
@@ -37,7 +37,7 @@ export function pgLimitsCte(nowMs: string): string {
  * thousandth of the interval: a start then counts a little longer than it should, never
  * shorter, so the limit holds exactly while the log stays at about 1,000 entries at most.
  */
-export function pgRateLogUpdate(nowMs: string): string {
+export function pgRateLogUpdate(nowMs: string, lockedParam: string): string {
   const grain = 'greatest(1, q.rate_interval_ms / 1000)';
   return `rated AS (
   UPDATE nudge_queues AS q
@@ -48,6 +48,6 @@ export function pgRateLogUpdate(nowMs: string): string {
                  UNION ALL SELECT ceil(${nowMs} / ${grain}) * ${grain}, c.n
                ) AS s GROUP BY t) AS m)
     FROM (SELECT queue, count(*)::int AS n FROM claimed GROUP BY queue) AS c
-   WHERE q.name = c.queue AND q.name = ANY($4::text[]) AND q.rate_limit IS NOT NULL
+   WHERE q.name = c.queue AND q.name = ANY(${lockedParam}::text[]) AND q.rate_limit IS NOT NULL
 )`;
 }

@@ -17,6 +17,7 @@ export interface PgJobRow {
   lease_expires_at: Date | null;
   last_error: string | null;
   idempotency_key: string | null;
+  concurrency_key: string | null;
   result: JsonValue | null;
   progress: JsonValue | null;
   /** `[{attempt, at, error, instance}]`, `at` as ISO text. */
@@ -43,6 +44,7 @@ export function pgRowToJob(row: PgJobRow): Job {
     leaseExpiresAt: row.lease_expires_at,
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
+    concurrencyKey: row.concurrency_key,
     result: row.result,
     progress: row.progress,
     errors: row.errors.map(toAttemptError),
