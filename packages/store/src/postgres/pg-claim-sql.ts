@@ -57,7 +57,10 @@ export function buildPgClaim(
   const instanceCaps = new Map(capEntries);
   // Queues with a candidate CTE of their own: this instance's open caps, then the locked limited.
   const own = [...new Set([...capEntries.filter(([, cap]) => cap > 0).map(([queue]) => queue), ...limited])];
-  const apart = [...new Set([...capEntries.map(([queue]) => queue), ...limited])];
+  // Capped queues are claimed only through their own candidates. Limited ones are kept out of the
+  // others by the statement itself (it reads which queues are limited), so that a queue whose
+  // limits were lifted since the caller locked it is claimed as any other.
+  const apart = capEntries.map(([queue]) => queue);
   const locked = limited.length > 0 ? bind(limited) : '';
   const ctes: string[] = limited.length > 0 ? [pgLimitsCte(NOW_MS, locked)] : [];
   const candidate = (name: string, kinds: string, filter: string, limit: string): void => {
@@ -96,9 +99,12 @@ export function buildPgClaim(
                 < (SELECT key_concurrency FROM limits WHERE name = ${name}::text))`
         : `AND j.queue = ${name}::text AND j.queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()}))`;
       // A limited queue no longer limited (or paused) has no row in `limits`: room 0 claims nothing.
+      // With a key limit, rows past the room are read too: some of them may share a key and be dropped.
+      const mostParam = bind(most);
       const rows = isLimited
-        ? `least(${bind(most)}::int, coalesce((SELECT room FROM limits WHERE name = ${name}::text), 0))`
-        : bind(most);
+        ? `(SELECT CASE WHEN coalesce(l.room, 0) = 0 THEN 0 WHEN l.key_concurrency IS NULL THEN least(l.room, ${mostParam}::int)
+                      ELSE ${mostParam}::int END FROM (SELECT 0) AS one LEFT JOIN limits AS l ON l.name = ${name}::text)`
+        : mostParam;
       candidate(`g${g}q${q}`, kinds, filter, rows);
       offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}`);
     });

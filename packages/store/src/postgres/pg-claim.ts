@@ -29,7 +29,8 @@ function statementName(text: string): string {
 // Locks the limited queues' rows, in name order (two claims never wait on each other in a cycle),
 // so that the claim statement that follows, with a snapshot taken after the lock, sees every
 // job the previous claim of those queues started.
-const LOCK_QUEUES = 'SELECT name FROM nudge_queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE';
+const LOCK_QUEUES =
+  'SELECT name FROM nudge_queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE';
 
 /**
  * Which limited queues a PostgreSQL store claims from: those its last claim saw ready. Kept per
@@ -43,7 +44,9 @@ export class LimitedQueueHint {
 /** The queues every group serves together, or `null` when some group serves every queue. */
 function servedQueues(input: ClaimInput, groups: readonly ClaimGroup[]): string[] | null {
   if (groups.some((group) => group.queues === undefined)) return null;
-  return [...new Set([...groups.flatMap((group) => group.queues ?? []), ...Object.keys(input.queueLimits ?? {})])];
+  return [
+    ...new Set([...groups.flatMap((group) => group.queues ?? []), ...Object.keys(input.queueLimits ?? {})]),
+  ];
 }
 
 async function runClaim(
@@ -88,7 +91,11 @@ const toClaimedJob = ([id, version, kind, queue, attempt, payloadJson, waitMs]: 
 });
 
 /** What is left of each group's and capped queue's limit after `jobs` were claimed. */
-function remaining(input: ClaimInput, groups: readonly ClaimGroup[], jobs: readonly ClaimedJob[]): ClaimInput {
+function remaining(
+  input: ClaimInput,
+  groups: readonly ClaimGroup[],
+  jobs: readonly ClaimedJob[],
+): ClaimInput {
   const left = groups.map((group) => ({
     ...group,
     limit: group.limit - jobs.filter((job) => group.kinds.includes(job.kind)).length,
@@ -109,7 +116,11 @@ function remaining(input: ClaimInput, groups: readonly ClaimGroup[], jobs: reado
  * Limited queues the last claim saw ready are locked first, in the same transaction; a limited
  * queue this claim finds ready for the first time is claimed at once, by a second round trip.
  */
-export async function pgClaim(pool: pg.Pool, input: ClaimInput, hint: LimitedQueueHint): Promise<ClaimedJob[]> {
+export async function pgClaim(
+  pool: pg.Pool,
+  input: ClaimInput,
+  hint: LimitedQueueHint,
+): Promise<ClaimedJob[]> {
   const jobs: ClaimedJob[] = [];
   const seen = new Set<string>();
   const rates: RateRow[] = [];

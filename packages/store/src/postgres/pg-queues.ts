@@ -82,7 +82,11 @@ export async function pgSetQueuePaused(pool: pg.Pool, name: string, paused: bool
 }
 
 /** Sets or removes a queue's limits; see {@link Store.setQueueLimits}. */
-export async function pgSetQueueLimits(pool: pg.Pool, name: string, patch: QueueLimitsPatch): Promise<QueueState> {
+export async function pgSetQueueLimits(
+  pool: pg.Pool,
+  name: string,
+  patch: QueueLimitsPatch,
+): Promise<QueueState> {
   await pool.query(SET_LIMITS, [
     name,
     patch.concurrency !== undefined,

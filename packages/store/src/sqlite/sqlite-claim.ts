@@ -75,12 +75,16 @@ export function buildSqliteClaim(
         ? ''
         : `AND queue IN (SELECT value FROM json_each(${bind(JSON.stringify(group.queues))}))`;
     const notApart =
-      apart.length === 0 ? '' : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(apart))}))`;
+      apart.length === 0
+        ? ''
+        : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(apart))}))`;
     offered.push(candidate(g, kinds, `${groupQueues} ${notApart}`, bind(group.limit)));
     for (const queue of own) {
       const limit = limits.get(queue);
       const cap = instanceCaps.get(queue);
-      const most = Math.min(cap ?? group.limit, group.limit, limit?.room ?? group.limit);
+      // With a key limit, rows past the room are read too: some of them may share a key and be dropped.
+      const room = limit === undefined || limit.keyConcurrency !== null ? group.limit : limit.room;
+      const most = Math.min(cap ?? group.limit, group.limit, room);
       const keyFilter =
         limit?.keyConcurrency == null
           ? ''
@@ -96,7 +100,9 @@ export function buildSqliteClaim(
     const caps: Record<string, number> = Object.fromEntries(capEntries);
     for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
     const keyLimits = Object.fromEntries(
-      limited.flatMap(({ name, keyConcurrency }) => (keyConcurrency === null ? [] : [[name, keyConcurrency]])),
+      limited.flatMap(({ name, keyConcurrency }) =>
+        keyConcurrency === null ? [] : [[name, keyConcurrency]],
+      ),
     );
     const queueCaps = bind(JSON.stringify(caps));
     const keyCaps = bind(JSON.stringify(keyLimits));
@@ -171,7 +177,11 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     if (groups.length === 0) return { rows: [] };
     const now = toSqliteTime(input.now);
     const limits = readLimits.all({ now, served: servedJson(input, groups) });
-    const limited = limits.map((row) => ({ name: row.name, room: row.room, keyConcurrency: row.key_concurrency }));
+    const limited = limits.map((row) => ({
+      name: row.name,
+      room: row.room,
+      keyConcurrency: row.key_concurrency,
+    }));
     const { text, params } = buildSqliteClaim(input, groups, limited);
     let statement = statements.get(text);
     if (!statement) {
@@ -189,7 +199,15 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     }
     const nowMs = clockMs.get({ now })?.ms ?? Date.now();
     const jobs = rows.map(toClaimedJob);
-    return { rows, limited: limitsFeedback(limits.map((row) => row.name), rates, jobs, nowMs) };
+    return {
+      rows,
+      limited: limitsFeedback(
+        limits.map((row) => row.name),
+        rates,
+        jobs,
+        nowMs,
+      ),
+    };
   });
   return (input) => {
     const { rows, limited } = claim.immediate(input);

@@ -6,7 +6,8 @@ import { STORE_CLOCK } from './sqlite-time.js';
 export const SQLITE_NOW_MS = `((julianday(${STORE_CLOCK}) - 2440587.5) * 86400000.0)`;
 
 /** SQL: the `nudge_queues` row (alias `q`) has a limit of any sort. */
-export const SQLITE_LIMITED = '(q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)';
+export const SQLITE_LIMITED =
+  '(q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)';
 
 /** SQL: the starts of a queue's rate log (alias `q`) that are still inside its window, as `(t, n)`. */
 const STARTS_IN_WINDOW = `SELECT json_extract(e.value, '$[0]') AS t, json_extract(e.value, '$[1]') AS n
