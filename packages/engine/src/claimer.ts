@@ -1,8 +1,12 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
-import type { ClaimGroup, ClaimedJob, Store } from '@nudge/store';
+import type { ClaimGroup, ClaimedJob, LimitedClaim, Store } from '@nudge/store';
+import { EarliestTimer } from './earliest-timer.js';
 import type { QueueServing } from './queue-serving.js';
 import { ClaimTrigger, type PassOutcome, type TriggerCounts } from './claim-trigger.js';
 import type { EmitEngineEvent } from './engine-events.js';
+
+/** How long after a full rate window opens, by the claim's count, the next claim runs, in ms. */
+const RATE_WINDOW_MARGIN_MS = 5;
 
 /** Claim passes in flight at once. */
 const CLAIMS_IN_FLIGHT = 2;
@@ -70,6 +74,14 @@ export class Claimer {
    */
   #skipped = 0;
   #running = false;
+  /**
+   * Queues with cluster-wide limits the last claim saw with due jobs: their room comes back when
+   * a job of theirs ends anywhere, which only the database knows, so claim again after each
+   * written outcome while there are any.
+   */
+  #limitedQueues: readonly string[] = [];
+  /** Claims again when a full rate window of a limited queue lets the next job start. */
+  readonly #rateWindow = new EarliestTimer(() => this.request());
 
   constructor(options: ClaimerOptions) {
     this.#options = options;
@@ -102,6 +114,7 @@ export class Claimer {
   stop(): void {
     this.#running = false;
     this.#trigger.cancelDeferred();
+    this.#rateWindow.cancel();
   }
 
   /** Resolves when no pass is running or waiting out the claim cooldown. */
@@ -141,6 +154,17 @@ export class Claimer {
         return;
       }
     }
+  }
+
+  /** Outcomes were written: a limited queue the last claim saw may have room again. */
+  outcomesWritten(): void {
+    if (this.#limitedQueues.length > 0) this.request();
+  }
+
+  #onLimited(limited: LimitedClaim): void {
+    this.#limitedQueues = limited.queues;
+    // A little after the window opens: the database clock decides, and it may run behind ours.
+    if (limited.retryInMs !== undefined) this.#rateWindow.within(limited.retryInMs + RATE_WINDOW_MARGIN_MS);
   }
 
   /**
@@ -191,13 +215,16 @@ export class Claimer {
     const queryStart = performance.now();
     const skippedBefore = this.#skipped;
     let jobs: ClaimedJob[] = [];
+    let limited: LimitedClaim | undefined;
     try {
       jobs = await this.#options.store.claim({
         workerId: this.#options.workerId,
         leaseMs: this.#options.leaseMs,
         groups,
         ...(queueLimits ? { queueLimits } : {}),
+        onLimited: (held) => (limited = held),
       });
+      this.#onLimited(limited ?? { queues: [] });
     } catch (error) {
       this.#options.logger.error({ err: error }, 'claim failed; the safety poll retries it');
       this.#options.emit('claim:error', { error });

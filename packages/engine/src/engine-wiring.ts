@@ -78,7 +78,10 @@ export function wireEngine(
     store,
     logger,
     emit,
-    onWritten: (leases) => executor.written(leases),
+    onWritten: (leases) => {
+      executor.written(leases);
+      claimer.outcomesWritten();
+    },
   });
   const progress = new ProgressWriter({ store, logger, emit, intervalMs: options.progressIntervalMs });
   hooks.on('job:failed', ({ status, retryDelayMs: delay }) => {

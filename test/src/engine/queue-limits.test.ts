@@ -1,0 +1,77 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeEngine, rawQuery, waitUntil } from '../helpers/index.js';
+
+/** The most of `lines` (`start <id>` / `end <id>`) running at once, overall and per group of `groupOf`. */
+function peaks(lines: readonly string[], groupOf: (id: number) => string): { all: number; perGroup: number } {
+  const running = new Map<string, number>();
+  let all = 0;
+  let peakAll = 0;
+  let peakGroup = 0;
+  for (const line of lines) {
+    const [event, idText] = line.split(' ');
+    const group = groupOf(Number(idText));
+    const step = event === 'start' ? 1 : -1;
+    all += step;
+    running.set(group, (running.get(group) ?? 0) + step);
+    peakAll = Math.max(peakAll, all);
+    peakGroup = Math.max(peakGroup, running.get(group) ?? 0);
+  }
+  return { all: peakAll, perGroup: peakGroup };
+}
+
+// Polls are an hour apart here: every claim after the first comes from the limits' own wake-ups
+// (an outcome written, a rate window opening), so a missing one stalls the test.
+const NO_POLLS = { pollIntervalMs: 3_600_000, idlePollMaxMs: 3_600_000, asyncConcurrency: 8 };
+
+describeEngine('engine: cluster-wide queue limits', (t) => {
+  it('two instances together keep to the queue concurrency and one job per key, and finish every job', async () => {
+    const events = join(t.scratch.dir, 'events');
+    writeFileSync(events, '');
+    await t.store.setQueueLimits('api', { concurrency: 3, keyConcurrency: 1 });
+    const jobs = await t.store.enqueueMany(
+      Array.from({ length: 18 }, (_, i) => ({
+        kind: 'overlap',
+        queue: 'api',
+        concurrencyKey: `customer-${i % 4}`,
+        payload: { events, ms: 60 },
+      })),
+    );
+    const keyOf = new Map(jobs.map((job) => [job.id, job.concurrencyKey ?? '']));
+    let succeeded = 0;
+    const engines = [await t.engine(NO_POLLS), await t.engine(NO_POLLS)];
+    for (const engine of engines) engine.on('job:succeeded', () => (succeeded += 1));
+    for (const engine of engines) engine.start();
+    await waitUntil(() => (succeeded === 18 ? true : undefined), 20_000, 25, 'every job to succeed');
+    const lines = readFileSync(events, 'utf8').trim().split('\n');
+    assert.ok(peaks(lines, () => 'all').all <= 3, 'at most 3 running at once across both instances');
+    assert.equal(peaks(lines, () => 'all').all, 3, 'and the limit is reached');
+    assert.equal(peaks(lines, (id) => keyOf.get(id) ?? '').perGroup, 1, 'one job per key at a time');
+  });
+
+  it('a rate-limited queue starts at most its limit in any window, and is woken when the window opens', async () => {
+    await t.store.setQueueLimits('partner', { rateLimit: { limit: 2, intervalMs: 400 } });
+    const jobs = await t.store.enqueueMany(
+      Array.from({ length: 7 }, () => ({ kind: 'noop', queue: 'partner' })),
+    );
+    let succeeded = 0;
+    const engine = await t.engine(NO_POLLS);
+    engine.on('job:succeeded', () => (succeeded += 1));
+    engine.start();
+    await waitUntil(() => (succeeded === 7 ? true : undefined), 20_000, 25, 'every job to succeed');
+    const rows = await rawQuery<{ started_at: string | Date }>(
+      t.db,
+      `SELECT started_at FROM nudge_jobs WHERE queue = 'partner' ORDER BY started_at`,
+    );
+    const starts = rows.map((row) => new Date(row.started_at).getTime());
+    assert.equal(starts.length, jobs.length);
+    for (const [i, start] of starts.entries()) {
+      const inWindow = starts.filter((other) => other >= start && other < start + 400).length;
+      assert.ok(inWindow <= 2, `at most 2 starts in the 400 ms from start ${i} (got ${inWindow})`);
+    }
+    const spanMs = (starts.at(-1) ?? 0) - (starts[0] ?? 0);
+    assert.ok(spanMs >= 1_200, `7 starts at 2 per 400 ms take at least 1,200 ms (took ${spanMs})`);
+  });
+});
