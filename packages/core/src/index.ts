@@ -8,6 +8,7 @@ export * from './logger.js';
 export * from './storable-json.js';
 export * from './job-transitions.js';
 export * from './queue-name.js';
+export * from './queue-limits.js';
 export * from './job-limits.js';
 export * from './job-options.js';
 export * from './iso-date-time.js';

@@ -88,7 +88,7 @@ export const createJobBodySchema = Type.Object(
         maxLength: MAX_CONCURRENCY_KEY_LENGTH,
         [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.concurrencyKey,
         description:
-          "A customer, repository or account: in a queue with keyConcurrency k, at most k jobs with this key run at once across the cluster; other keys are not held up.",
+          'A customer, repository or account: in a queue with keyConcurrency k, at most k jobs with this key run at once across the cluster; other keys are not held up.',
       }),
     ),
   },

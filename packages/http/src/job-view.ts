@@ -43,7 +43,8 @@ export const jobViewSchema = Type.Object(
       description: "The producer's idempotency key, unique per kind while the job is kept.",
     }),
     concurrencyKey: Type.Union([Type.String(), Type.Null()], {
-      description: "The job's concurrency key: with the queue's keyConcurrency, how many jobs with it run at once.",
+      description:
+        "The job's concurrency key: with the queue's keyConcurrency, how many jobs with it run at once.",
     }),
     createdAt: timestamp('When the job was enqueued.'),
     startedAt: nullableTimestamp('Start of the latest attempt.'),

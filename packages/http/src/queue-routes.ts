@@ -1,6 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { QUEUE_NAME_PATTERN } from '@nudge/core';
+import {
+  QUEUE_CONCURRENCY_RANGE,
+  QUEUE_LIMIT_EXPECTED,
+  QUEUE_NAME_PATTERN,
+  RATE_INTERVAL_MS_RANGE,
+  RATE_LIMIT_RANGE,
+} from '@nudge/core';
 import type { QueueState, Store } from '@nudge/store';
 import { QUEUE_NAME_EXPECTED } from './create-job-body.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
@@ -12,7 +18,24 @@ export const queueViewSchema = Type.Object(
     name: Type.String(),
     paused: Type.Boolean({ description: 'No instance claims its jobs while paused.' }),
     updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'When it was last paused or resumed; null if never.',
+      description: 'When it was last paused, resumed or given limits; null if never.',
+    }),
+    concurrency: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Most jobs of the queue running at once across all instances; null for no limit.',
+    }),
+    rateLimit: Type.Union(
+      [
+        Type.Object({ limit: Type.Integer(), intervalMs: Type.Integer() }, { additionalProperties: false }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Most jobs of the queue started in any window of intervalMs (database clock); null for no limit.',
+      },
+    ),
+    keyConcurrency: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Most jobs with one concurrencyKey running at once across all instances; null for no limit.',
     }),
     scheduled: Type.Integer({ description: 'Jobs not due yet.' }),
     pending: Type.Integer({ description: 'Jobs due and waiting.' }),
@@ -35,6 +58,59 @@ const paramsSchema = Type.Object({
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 
+const concurrencySchema = (field: 'concurrency' | 'keyConcurrency', description: string) =>
+  Type.Optional(
+    Type.Union([Type.Integer({ ...QUEUE_CONCURRENCY_RANGE }), Type.Null()], {
+      [EXPECTED_KEYWORD]: QUEUE_LIMIT_EXPECTED[field],
+      description,
+    }),
+  );
+
+/** The body of `PATCH /queues/:name`: the limits to set (a number) or remove (`null`). */
+export const queueLimitsPatchSchema = Type.Object(
+  {
+    concurrency: concurrencySchema(
+      'concurrency',
+      'Most jobs of the queue running at once across all instances.',
+    ),
+    rateLimit: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              limit: Type.Integer({
+                ...RATE_LIMIT_RANGE,
+                [EXPECTED_KEYWORD]: QUEUE_LIMIT_EXPECTED.limit,
+                description: 'Most starts per window.',
+              }),
+              intervalMs: Type.Integer({
+                ...RATE_INTERVAL_MS_RANGE,
+                [EXPECTED_KEYWORD]: QUEUE_LIMIT_EXPECTED.intervalMs,
+                description: 'The window, in ms.',
+              }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        {
+          [EXPECTED_KEYWORD]: QUEUE_LIMIT_EXPECTED.rateLimit,
+          description: 'Most jobs of the queue started in any window of intervalMs, by the database clock.',
+        },
+      ),
+    ),
+    keyConcurrency: concurrencySchema(
+      'keyConcurrency',
+      'Most jobs with one concurrencyKey running at once across all instances; other keys are not held up.',
+    ),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    [EXPECTED_KEYWORD]: 'an object with at least one of concurrency, rateLimit, keyConcurrency',
+  },
+);
+
 /**
  * Named queues.
  *
@@ -43,6 +119,10 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   instance obeys from its next claim (within one poll interval); a running job of the queue
  *   finishes. A queue may be paused before it has any job. Both are idempotent and answer `200`
  *   with the queue.
+ * - `PATCH /queues/:name` (scope `admin`): sets (a number) or removes (`null`) the queue's
+ *   cluster-wide limits, `concurrency`, `rateLimit` and `keyConcurrency`; a field left out keeps
+ *   its value. Enforced inside every instance's claim from its next one on; jobs already running
+ *   keep running. Answers `200` with the queue.
  */
 export const queueRoutes: FastifyPluginAsyncTypebox<{ store: Store; requestClaim: () => void }> = async (
   app,
@@ -56,6 +136,22 @@ export const queueRoutes: FastifyPluginAsyncTypebox<{ store: Store; requestClaim
   const schema = { params: paramsSchema, response: { 200: queueViewSchema, ...errors } };
   app.post('/queues/:name/pause', { schema }, async (request) =>
     toQueueView(await store.setQueuePaused(request.params.name, true)),
+  );
+  app.patch(
+    '/queues/:name',
+    {
+      schema: {
+        params: paramsSchema,
+        body: queueLimitsPatchSchema,
+        response: { 200: queueViewSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const queue = toQueueView(await store.setQueueLimits(request.params.name, request.body));
+      // A limit raised or lifted may let waiting jobs start now.
+      requestClaim();
+      return queue;
+    },
   );
   app.post('/queues/:name/resume', { schema }, async (request) => {
     const queue = toQueueView(await store.setQueuePaused(request.params.name, false));

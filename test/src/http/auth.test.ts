@@ -49,6 +49,7 @@ const ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /jobs/:id/retry': 'admin',
   'POST /queues/:name/pause': 'admin',
   'POST /queues/:name/resume': 'admin',
+  'PATCH /queues/:name': 'admin',
 };
 
 /** The access {@link ACCESS} gives a route; a route missing there fails the test. */

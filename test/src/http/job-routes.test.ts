@@ -34,6 +34,7 @@ for (const dialect of DIALECTS) {
         priority: -7,
         runAt: '2030-01-01T10:00:00.250+01:00',
         maxAttempts: 3,
+        concurrencyKey: 'customer-9',
       };
       const created = await t.app.inject({ method: 'POST', url: '/jobs', payload: body });
       assert.equal(created.statusCode, 201);
@@ -42,6 +43,7 @@ for (const dialect of DIALECTS) {
       assert.equal(created.headers.location, `/jobs/${String(view.id)}`);
       assert.deepEqual(Object.keys(view).sort(), [
         'attempts',
+        'concurrencyKey',
         'createdAt',
         'errors',
         'finishedAt',
@@ -63,6 +65,7 @@ for (const dialect of DIALECTS) {
       assert.equal(view.status, 'SCHEDULED', 'due in the future');
       assert.equal(view.attempts, 0);
       assert.equal(view.maxAttempts, 3);
+      assert.equal(view.concurrencyKey, 'customer-9');
       assert.equal(view.priority, -7);
       assert.equal(view.runAt, '2030-01-01T09:00:00.250Z');
       assert.deepEqual(view.payload, body.payload);

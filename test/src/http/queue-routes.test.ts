@@ -53,5 +53,63 @@ for (const dialect of DIALECTS) {
       assert.equal(jsonBody(badJob).code, 'INVALID_REQUEST');
       assert.equal((await request('GET', '/jobs?queue=*')).status, 400);
     });
+
+    const patch = async (name: string, payload: unknown) => {
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/queues/${name}`,
+        payload: payload as object,
+      });
+      return { status: response.statusCode, body: jsonBody(response) };
+    };
+
+    it('PATCH /queues/:name sets, keeps and removes cluster-wide limits, stored for every instance', async () => {
+      const claimsBefore = t.claimRequests();
+      const set = await patch('partner', {
+        concurrency: 5,
+        rateLimit: { limit: 100, intervalMs: 1_000 },
+        keyConcurrency: 1,
+      });
+      assert.equal(set.status, 200);
+      assert.deepEqual(
+        [set.body.name, set.body.concurrency, set.body.rateLimit, set.body.keyConcurrency],
+        ['partner', 5, { limit: 100, intervalMs: 1_000 }, 1],
+      );
+      assert.equal(t.claimRequests(), claimsBefore + 1, 'a change of limits asks for a claim');
+      const kept = await patch('partner', { concurrency: null });
+      assert.deepEqual([kept.body.concurrency, kept.body.keyConcurrency], [null, 1]);
+      const stored = (await t.store.listQueues()).find((q) => q.name === 'partner');
+      assert.deepEqual(stored?.rateLimit, { limit: 100, intervalMs: 1_000 });
+      const listed = await request('GET', '/queues');
+      const view = (listed.body.queues as Array<Record<string, unknown>>).find((q) => q.name === 'partner');
+      assert.deepEqual(
+        [view?.concurrency, view?.rateLimit, view?.keyConcurrency],
+        [null, { limit: 100, intervalMs: 1_000 }, 1],
+      );
+    });
+
+    it('PATCH /queues/:name refuses limits that are not ones, and changes nothing', async () => {
+      for (const [payload, message] of [
+        [{ concurrency: 0 }, /\/concurrency must be an integer from 1 to 100000, or null for no limit/],
+        [{ keyConcurrency: 2.5 }, /\/keyConcurrency must be an integer from 1/],
+        [{ rateLimit: { limit: 10 } }, /rateLimit/],
+        [
+          { rateLimit: { limit: 10, intervalMs: 0 } },
+          /"intervalMs": a whole number of ms from 1 to 86400000/,
+        ],
+        [{}, /at least one of concurrency, rateLimit, keyConcurrency/],
+        [{ concurrency: 1, burst: 3 }, /burst/],
+      ] as const) {
+        const answer = await patch('strict', payload);
+        assert.equal(answer.status, 400, JSON.stringify(payload));
+        assert.equal(answer.body.code, 'INVALID_REQUEST');
+        assert.match(String(answer.body.message), message);
+      }
+      assert.equal(
+        (await t.store.listQueues()).find((q) => q.name === 'strict'),
+        undefined,
+        'nothing was written',
+      );
+    });
   });
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { QueueLimitsPatch, QueueState } from '../store.js';
+import { NEW_JOBS_CHANNEL } from './pg-job-listener.js';
 
 interface QueueRow {
   name: string;
@@ -97,5 +98,7 @@ export async function pgSetQueueLimits(
     patch.keyConcurrency !== undefined,
     patch.keyConcurrency ?? null,
   ]);
+  // Every instance claims again at once: a limit raised or lifted may let waiting jobs start.
+  await pool.query('SELECT pg_notify($1, $2)', [NEW_JOBS_CHANNEL, '']);
   return readQueue(pool, name, 'given limits');
 }
