@@ -39,3 +39,4 @@ export { DEFAULT_RATE_LIMIT_PER_MINUTE } from './install-rate-limit.js';
 export { DOCS_PREFIX } from './install-docs.js';
 export { NudgeMetrics, type NudgeMetricsOptions, type MetricsEngine } from './nudge-metrics.js';
 export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';
+export { queueViewSchema, toQueueView, type QueueView } from './queue-routes.js';

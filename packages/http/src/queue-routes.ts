@@ -47,7 +47,8 @@ export const queueViewSchema = Type.Object(
 /** The static type of {@link queueViewSchema}. */
 export type QueueView = Static<typeof queueViewSchema>;
 
-const toQueueView = (queue: QueueState): QueueView => ({
+/** The API view of a queue. */
+export const toQueueView = (queue: QueueState): QueueView => ({
   ...queue,
   updatedAt: queue.updatedAt?.toISOString() ?? null,
 });

@@ -3,6 +3,7 @@ import { enqueueCommand } from './enqueue-command.js';
 import { listCommand } from './list-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { pruneCommand } from './prune-command.js';
+import { queuesCommand } from './queues-command.js';
 import type { RegisterCommand } from './register-command.js';
 import { retryCommand } from './retry-command.js';
 import { schedulesCommand } from './schedules-command.js';
@@ -24,4 +25,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   sweepCommand,
   pruneCommand,
   schedulesCommand,
+  queuesCommand,
 ];
