@@ -129,6 +129,15 @@ async function act(path) {
   }
 }
 
+/** A queue's cluster-wide limits in words: `3 at once · 25 per 1000 ms · 1 per key`, or `none`. */
+function describeLimits(q) {
+  const parts = [];
+  if (q.concurrency != null) parts.push(`${q.concurrency} at once`);
+  if (q.rateLimit != null) parts.push(`${q.rateLimit.limit} per ${q.rateLimit.intervalMs} ms`);
+  if (q.keyConcurrency != null) parts.push(`${q.keyConcurrency} per key`);
+  return parts.length === 0 ? 'none' : parts.join(' · ');
+}
+
 function renderQueues(queues) {
   $('#queues tbody').replaceChildren(
     ...queues.map((q) =>
@@ -139,6 +148,7 @@ function renderQueues(queues) {
         element('td', {}, q.scheduled),
         element('td', {}, q.pending),
         element('td', {}, q.running),
+        element('td', { className: 'limits' }, describeLimits(q)),
         element('td', {}, q.paused ? 'paused' : 'running'),
         element(
           'td',

@@ -9,6 +9,12 @@ export interface AuditRow {
   readonly newStatus: string;
   readonly oldVersion: number;
   readonly newVersion: number;
+  /**
+   * When the writing statement began, by the database clock, in epoch ms: the time a claim
+   * counts its rate windows by (PostgreSQL `statement_timestamp()`, SQLite's `'now'`, which is
+   * fixed for a statement).
+   */
+  readonly at: number;
 }
 
 /**
@@ -21,7 +27,8 @@ export async function installAudit(db: TestDatabase): Promise<void> {
     await rawQuery(
       db,
       `CREATE TABLE nudge_chaos_audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id INTEGER NOT NULL,
-         old_status TEXT NOT NULL, new_status TEXT NOT NULL, old_version INTEGER NOT NULL, new_version INTEGER NOT NULL)`,
+         old_status TEXT NOT NULL, new_status TEXT NOT NULL, old_version INTEGER NOT NULL, new_version INTEGER NOT NULL,
+         at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`,
     );
     await rawQuery(
       db,
@@ -37,7 +44,8 @@ export async function installAudit(db: TestDatabase): Promise<void> {
   await rawQuery(
     db,
     `CREATE TABLE nudge_chaos_audit (seq bigserial PRIMARY KEY, job_id bigint NOT NULL,
-       old_status text NOT NULL, new_status text NOT NULL, old_version integer NOT NULL, new_version integer NOT NULL)`,
+       old_status text NOT NULL, new_status text NOT NULL, old_version integer NOT NULL, new_version integer NOT NULL,
+       at timestamptz NOT NULL DEFAULT statement_timestamp())`,
   );
   await rawQuery(
     db,
@@ -60,7 +68,7 @@ export async function installAudit(db: TestDatabase): Promise<void> {
 export async function readAudit(db: TestDatabase): Promise<AuditRow[]> {
   const rows = await rawQuery<Record<string, unknown>>(
     db,
-    `SELECT seq, job_id, old_status, new_status, old_version, new_version FROM nudge_chaos_audit ORDER BY seq`,
+    `SELECT seq, job_id, old_status, new_status, old_version, new_version, at FROM nudge_chaos_audit ORDER BY seq`,
   );
   return rows.map((row) => ({
     seq: Number(row.seq),
@@ -69,5 +77,6 @@ export async function readAudit(db: TestDatabase): Promise<AuditRow[]> {
     newStatus: String(row.new_status),
     oldVersion: Number(row.old_version),
     newVersion: Number(row.new_version),
+    at: row.at instanceof Date ? row.at.getTime() : Date.parse(String(row.at)),
   }));
 }

@@ -110,5 +110,19 @@ describe(
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       assert.ok(existsSync(SCREENSHOT));
     });
+
+    it("shows each queue's cluster-wide limits", async () => {
+      await server.store.setQueueLimits('partner', {
+        concurrency: 3,
+        rateLimit: { limit: 25, intervalMs: 1_000 },
+        keyConcurrency: 1,
+      });
+      await server.store.setQueueLimits('reports', { concurrency: 2 });
+      await page.goto(`${server.url}/dashboard/`);
+      const limits = (queue: string) => page.locator(`#queues tr[data-queue="${queue}"] td.limits`);
+      await waitUntil(async () => ((await limits('reports').count()) === 1 ? true : undefined), 10_000);
+      assert.equal(await limits('partner').textContent(), '3 at once · 25 per 1000 ms · 1 per key');
+      assert.equal(await limits('reports').textContent(), '2 at once');
+    });
   },
 );

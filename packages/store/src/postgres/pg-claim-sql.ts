@@ -28,7 +28,10 @@ export interface BuiltPgClaim {
 
 const CLAIM_ORDER = 'priority, run_at, id';
 const NOW = pgNow('$1');
-const NOW_MS = `(extract(epoch FROM ${NOW}) * 1000)`;
+// The rate windows count by the start of the claim statement, which runs after the queues' lock
+// was taken: `now()` is the start of the transaction, before any wait for the lock, and would
+// date a start earlier than it happened by as long as that wait.
+const NOW_MS = `(extract(epoch FROM coalesce($1::timestamptz, statement_timestamp())) * 1000)`;
 
 /**
  * Builds the claim statement for groups whose limits are above 0. Values: `$1` now (NULL for the

@@ -15,6 +15,7 @@ import { noNudges } from './no-nudges.js';
 import { rollingDeploy } from './rolling-deploy.js';
 import { recoveryAtScale } from './recovery-at-scale.js';
 import { apiAbuse } from './api-abuse.js';
+import { queueLimits } from './queue-limits.js';
 
 /** Every scenario, in the order of the published table (by the numbering). */
 export const SCENARIOS: readonly Scenario[] = [
@@ -34,4 +35,5 @@ export const SCENARIOS: readonly Scenario[] = [
   rollingDeploy,
   recoveryAtScale,
   apiAbuse,
+  queueLimits,
 ];

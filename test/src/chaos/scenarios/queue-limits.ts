@@ -1,0 +1,128 @@
+import { DIALECTS, rawQuery } from '@nudge/test-databases';
+import type { ChaosSize, Scenario } from '../scenario.js';
+import { delay, randomInt, runInCluster } from '../run-scenario.js';
+import { readAudit, type AuditRow } from '../audit.js';
+
+const JOBS: Record<ChaosSize, number> = { test: 150, ci: 400, full: 1_500 };
+const QUEUE = 'partner';
+const CONCURRENCY = 3;
+const RATE = { limit: 25, intervalMs: 1_000 };
+const KEYS = 8;
+const LEASE_MS = 2_000;
+
+/** The most rows of one group `RUNNING` at once, replaying the audit in its order. */
+function peakRunning(audit: readonly AuditRow[], groupOf: (jobId: number) => string | undefined): number {
+  const running = new Map<string, number>();
+  let peak = 0;
+  for (const row of audit) {
+    const group = groupOf(row.jobId);
+    if (group === undefined || row.oldStatus === row.newStatus) continue;
+    const step = (row.newStatus === 'RUNNING' ? 1 : 0) - (row.oldStatus === 'RUNNING' ? 1 : 0);
+    const now = (running.get(group) ?? 0) + step;
+    running.set(group, now);
+    peak = Math.max(peak, now);
+  }
+  return peak;
+}
+
+/** The most starts within any window of `intervalMs` beginning at a start. */
+function peakStarts(starts: readonly number[], intervalMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let peak = 0;
+  let end = 0;
+  for (let i = 0; i < sorted.length; i += 1) {
+    while (end < sorted.length && (sorted[end] ?? 0) < (sorted[i] ?? 0) + intervalMs) end += 1;
+    peak = Math.max(peak, end - i);
+  }
+  return peak;
+}
+
+/**
+ * Scenario 17: three instances drain a queue with cluster-wide limits (concurrency 3, one job per
+ * concurrency key, 25 starts a second); one is SIGKILLed and restarted, another SIGSTOPped for
+ * three leases and resumed, during the run. The audit trigger must show at most 3 of the queue's
+ * jobs RUNNING at every step and at most 1 per key, and at most 25 starts in any second by the
+ * database clock the claims count by; a lease that expired frees its slot once swept, so a
+ * recovered job counts once.
+ */
+export const queueLimits: Scenario = {
+  id: 17,
+  title: 'cluster-wide limits hold while instances are killed and stopped',
+  dialects: DIALECTS,
+  run: (dialect, size) =>
+    runInCluster(
+      {
+        scenario: 17,
+        title: queueLimits.title,
+        timers: { leaseMs: LEASE_MS, sweepIntervalMs: 500, pollIntervalMs: 500 },
+        env: { NUDGE_ASYNC_CONCURRENCY: '20' },
+        drainTimeoutMs: 120_000,
+      },
+      dialect,
+      async (cluster) => {
+        await cluster.store.setQueueLimits(QUEUE, {
+          concurrency: CONCURRENCY,
+          keyConcurrency: 1,
+          rateLimit: RATE,
+        });
+        const names = ['a', 'b', 'c'];
+        await Promise.all(names.map((name) => cluster.start(name)));
+        const count = JOBS[size];
+        const accepted = await cluster.enqueue(
+          Array.from({ length: count }, (_, i) => ({
+            kind: 'work',
+            queue: QUEUE,
+            concurrencyKey: `customer-${i % KEYS}`,
+            payload: { ms: randomInt(30, 150) },
+          })),
+        );
+        await cluster.nudgeAll();
+        // The rate binds: the run takes about count / 25 seconds.
+        const runMs = (count / RATE.limit) * 1_000;
+        await delay(runMs / 4);
+        await cluster.kill('a');
+        await cluster.start('a');
+        await delay(runMs / 4);
+        cluster.pause('b');
+        await delay(3 * LEASE_MS);
+        cluster.resume('b');
+        await delay(runMs / 8);
+        await cluster.kill('c');
+        await cluster.start('c');
+        await cluster.mustDrain(runMs + 60_000);
+        const rows = await rawQuery<{ id: number | string; concurrency_key: string }>(
+          cluster.db,
+          `SELECT id, concurrency_key FROM nudge_jobs WHERE queue = '${QUEUE}'`,
+        );
+        const keyOf = new Map(rows.map((row) => [Number(row.id), row.concurrency_key]));
+        const audit = await readAudit(cluster.db);
+        const starts = audit
+          .filter((row) => row.newStatus === 'RUNNING' && keyOf.has(row.jobId))
+          .map((row) => row.at);
+        const peakQueue = peakRunning(audit, (id) => (keyOf.has(id) ? QUEUE : undefined));
+        const peakKey = peakRunning(audit, (id) => keyOf.get(id));
+        const peakRate = peakStarts(starts, RATE.intervalMs);
+        const requeued = audit.filter(
+          (row) => keyOf.has(row.jobId) && row.oldStatus === 'RUNNING' && row.newStatus === 'PENDING',
+        ).length;
+        return {
+          accepted,
+          // A swept job waits its turn within the limits, so its re-claim is not held to the lease bound.
+          recoveryBound: false,
+          checks: {
+            [`at most ${CONCURRENCY} running in the queue at every step`]: peakQueue <= CONCURRENCY,
+            'at most 1 running per key at every step': peakKey <= 1,
+            [`at most ${RATE.limit} starts in any ${RATE.intervalMs} ms`]: peakRate <= RATE.limit,
+            'the limits were reached': peakQueue === CONCURRENCY && peakRate === RATE.limit,
+          },
+          notes: {
+            'peak running': peakQueue,
+            'peak per key': peakKey,
+            'peak starts per window': peakRate,
+            requeued,
+            starts: starts.length,
+          },
+        };
+      },
+    ),
+};
