@@ -83,6 +83,17 @@ export const queueLimits: Scenario = {
         await cluster.kill('a');
         await cluster.start('a');
         await delay(runMs / 4);
+        // Stop b while it holds one of the queue's jobs, so that its lease expires and is swept.
+        const b = cluster.instances.get('b');
+        for (let waited = 0; waited < 10_000; waited += 5) {
+          const [held] = await rawQuery<{ n: number | string }>(
+            cluster.db,
+            `SELECT count(*) AS n FROM nudge_jobs WHERE status = 'RUNNING'
+                AND claimed_by IN (SELECT id FROM nudge_instances WHERE pid = ${Number(b?.pid)})`,
+          );
+          if (Number(held?.n) > 0) break;
+          await delay(5);
+        }
         cluster.pause('b');
         await delay(3 * LEASE_MS);
         cluster.resume('b');
@@ -102,8 +113,12 @@ export const queueLimits: Scenario = {
         const peakQueue = peakRunning(audit, (id) => (keyOf.has(id) ? QUEUE : undefined));
         const peakKey = peakRunning(audit, (id) => keyOf.get(id));
         const peakRate = peakStarts(starts, RATE.intervalMs);
+        // Swept back to wait (at once, or after the retry backoff): the work kind never fails.
         const requeued = audit.filter(
-          (row) => keyOf.has(row.jobId) && row.oldStatus === 'RUNNING' && row.newStatus === 'PENDING',
+          (row) =>
+            keyOf.has(row.jobId) &&
+            row.oldStatus === 'RUNNING' &&
+            ['PENDING', 'SCHEDULED'].includes(row.newStatus),
         ).length;
         return {
           accepted,
@@ -114,6 +129,7 @@ export const queueLimits: Scenario = {
             'at most 1 running per key at every step': peakKey <= 1,
             [`at most ${RATE.limit} starts in any ${RATE.intervalMs} ms`]: peakRate <= RATE.limit,
             'the limits were reached': peakQueue === CONCURRENCY && peakRate === RATE.limit,
+            "the stopped instance's jobs were swept and run again within the limits": requeued > 0,
           },
           notes: {
             'peak running': peakQueue,
