@@ -16,6 +16,7 @@ export const SCENARIO_NAMES = [
   'instances',
   'flights-3m',
   'idle',
+  'queue-limits',
 ] as const;
 
 /** One of {@link SCENARIO_NAMES}. */

@@ -11,6 +11,7 @@ import { latencyScenario } from './latency-scenario.js';
 import { notDueRowsScenario } from './not-due-rows-scenario.js';
 import { pgLimitScenario } from './pg-limit-scenario.js';
 import { poolerScenario } from './pooler-scenario.js';
+import { queueLimitsScenario } from './queue-limits-scenario.js';
 import { retentionScenario } from './retention-scenario.js';
 import type { Scenario } from './scenario.js';
 
@@ -29,6 +30,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   instances: instancesScenario,
   'flights-3m': flights3mScenario,
   idle: idleScenario,
+  'queue-limits': queueLimitsScenario,
 };
 
 /** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */
@@ -40,4 +42,5 @@ export const NUDGE_ONLY_SCENARIOS: ReadonlySet<ScenarioName> = new Set([
   'not-due-rows',
   'instances',
   'flights-3m',
+  'queue-limits',
 ]);
