@@ -181,7 +181,11 @@ function runAtMs(value: unknown, form: RunAtForm): number {
  * What is wrong with `dependsOn`: each entry a job id or `{ index }`; an index only inside a batch
  * (`batchIndex` is the job's own position) and only of an earlier job.
  */
-function dependsOnProblem(value: unknown, pointer: string, batchIndex: number | undefined): Problem | undefined {
+function dependsOnProblem(
+  value: unknown,
+  pointer: string,
+  batchIndex: number | undefined,
+): Problem | undefined {
   if (!Array.isArray(value) || value.length > MAX_DEPENDENCIES) return invalid(pointer, 'dependsOn', value);
   for (const [at, ref] of value.entries()) {
     const where = `${pointer}/dependsOn/${at}`;

@@ -17,8 +17,7 @@ export interface DependencyStatusRow {
  * finished, so the job starts as any other (`PENDING`, or `SCHEDULED` for a future start).
  */
 export type DependentStart =
-  | { readonly status: 'WAITING' | 'READY' }
-  | { readonly status: 'CANCELLED'; readonly lastError: string };
+  { readonly status: 'WAITING' | 'READY' } | { readonly status: 'CANCELLED'; readonly lastError: string };
 
 /**
  * Marks the dependencies `ids` as having dependents and returns their id and status, locking each
@@ -80,7 +79,9 @@ export function insertDependentJob(
     return pg ? `$${params.length}::${pgType}` : '?';
   };
   const clockPlus = (value: unknown): string =>
-    pg ? `now() + ${bind(value, 'double precision')} * interval '1 millisecond'` : sqliteTimePlus(bind(value, ''));
+    pg
+      ? `now() + ${bind(value, 'double precision')} * interval '1 millisecond'`
+      : sqliteTimePlus(bind(value, ''));
   for (const column of columns) {
     names.push(column.column);
     const value = paramValue(column, job);

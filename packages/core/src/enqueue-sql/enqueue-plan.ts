@@ -111,7 +111,11 @@ export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow
  * that earlier job of the batch (`ids[index]`).
  * @throws NudgeError `INVALID_REQUEST` for an index that is not an earlier job of the batch
  */
-function resolveDependencies(job: EnqueueRow, index: number, ids: ReadonlyArray<number | undefined>): number[] {
+function resolveDependencies(
+  job: EnqueueRow,
+  index: number,
+  ids: ReadonlyArray<number | undefined>,
+): number[] {
   const out = new Set<number>();
   for (const [at, ref] of (job.dependsOn ?? []).entries()) {
     if (typeof ref === 'number') {

@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { silentLogger, type Job, type JobStatus, type Logger } from '@nudge/core';
+import { silentLogger, type Job, type JsonValue, type JobStatus, type Logger } from '@nudge/core';
 import type {
   FinishedKind,
   PruneInput,
@@ -38,7 +38,8 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import type { DependencyOutcome } from '../read-types.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
 import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
@@ -203,6 +204,8 @@ export class PostgresStore implements Store {
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
+    // A job with dependencies is not due until they finish: it is never claimed by its producer.
+    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
     return pgEnqueueClaimed(await this.#db.main(), input, claim);
   }
 
@@ -213,6 +216,13 @@ export class PostgresStore implements Store {
 
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
     return (await selectJobRows<PgJobRow, PgSchema>(this.#kysely, query)).map(pgRowToJob);
+  }
+
+  async dependencyOutcomes(
+    ids: readonly number[],
+    options: { readonly results: boolean },
+  ): Promise<Map<number, DependencyOutcome>> {
+    return selectDependencyOutcomes(this.#kysely, ids, options.results, (value) => value as JsonValue | null);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { retrySqliteBusy, silentLogger, type SqliteBusyRetryOptions } from '@nudge/core';
-import type { Job, JobStatus, Logger } from '@nudge/core';
+import type { Job, JobStatus, JsonValue, Logger } from '@nudge/core';
 import type {
   FinishedKind,
   PruneInput,
@@ -39,7 +39,8 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import type { DependencyOutcome } from '../read-types.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
@@ -182,6 +183,8 @@ export class SqliteStore implements Store {
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
+    // A job with dependencies is not due until they finish: it is never claimed by its producer.
+    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
     return this.#busy(() => this.#hotPath.enqueueClaimed(input, claim));
   }
 
@@ -193,6 +196,17 @@ export class SqliteStore implements Store {
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
     const rows = await this.#busy(() => selectJobRows<SqliteJobRow, SqliteSchema>(this.#kysely, query));
     return rows.map(sqliteRowToJob);
+  }
+
+  async dependencyOutcomes(
+    ids: readonly number[],
+    options: { readonly results: boolean },
+  ): Promise<Map<number, DependencyOutcome>> {
+    return this.#busy(() =>
+      selectDependencyOutcomes(this.#kysely, ids, options.results, (value) =>
+        typeof value === 'string' ? (JSON.parse(value) as JsonValue) : null,
+      ),
+    );
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
