@@ -1,17 +1,24 @@
 import { demoHandlers } from '@nudge/demo';
-import type { HandlerContext } from '@nudge/server/handlers';
+import type { HandlerContext, JobDependency } from '@nudge/server/handlers';
 
 /** A demo kind: a key of the demo's handler module. */
 export type DemoKind = Extract<keyof typeof demoHandlers, string>;
 
-/** The context of one first attempt, as the worker thread would pass it (no progress or follow-ups). */
-export function handlerContext(kind: string): HandlerContext {
+/**
+ * The context of one first attempt, as the worker thread would pass it (no progress or
+ * follow-ups), with the outcomes of the job's `dependencies` when it has some.
+ */
+export function handlerContext(
+  kind: string,
+  dependencies: Readonly<Record<number, JobDependency>> = {},
+): HandlerContext {
   return {
     jobId: 1,
     kind,
     attempt: 1,
     version: 1,
     signal: new AbortController().signal,
+    dependencies,
     progress: () => undefined,
     enqueue: () => {
       throw new Error('the demo handlers enqueue no follow-up');

@@ -100,15 +100,18 @@ claimed AS (
          lease_expires_at = ${pgNow('$1')} + ${pgMs('$3')}
    WHERE j.id = ANY(ARRAY(${kept}))
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
-            extract(epoch FROM ${pgNow('$1')} - j.run_at) * 1000 AS wait_ms
+            extract(epoch FROM ${pgNow('$1')} - j.run_at) * 1000 AS wait_ms, j.depends_on
 )
-SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms)), '[]')::text AS jobs
+SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on)), '[]')::text AS jobs
   FROM claimed`;
   return { text, values };
 }
 
-/** A claimed row as the statement encodes it: `[id, version, kind, queue, attempts, payloadJson, waitMs]`. */
-type ClaimTuple = [number, number, string, string, number, string, number];
+/**
+ * A claimed row as the statement encodes it:
+ * `[id, version, kind, queue, attempts, payloadJson, waitMs, dependsOn]`.
+ */
+type ClaimTuple = [number, number, string, string, number, string, number, number[] | null];
 
 /** Prepared statement names by statement text: a claim's text depends only on its shape. */
 const names = new Map<string, string>();
@@ -130,7 +133,7 @@ export async function pgClaim(pool: pg.Pool, input: ClaimInput): Promise<Claimed
   // One text value for the whole batch: a native JSON.parse instead of parsing a row per job.
   const { rows } = await pool.query<{ jobs: string }>({ name: statementName(text), text, values });
   const tuples = JSON.parse(rows[0]?.jobs ?? '[]') as ClaimTuple[];
-  return tuples.map(([id, version, kind, queue, attempt, payloadJson, waitMs]) => ({
+  return tuples.map(([id, version, kind, queue, attempt, payloadJson, waitMs, dependsOn]) => ({
     id,
     version,
     kind,
@@ -138,5 +141,6 @@ export async function pgClaim(pool: pg.Pool, input: ClaimInput): Promise<Claimed
     payloadJson,
     attempt,
     waitMs: Math.max(0, Number(waitMs)),
+    ...(dependsOn === null ? {} : { dependsOn }),
   }));
 }

@@ -40,6 +40,7 @@ import type {
 } from '../store.js';
 import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
 import type { DependencyOutcome } from '../read-types.js';
+import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
 import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
@@ -250,7 +251,8 @@ export class PostgresStore implements Store {
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return pgClaim(await this.#db.main(), input);
+    const jobs = await pgClaim(await this.#db.main(), input);
+    return withDependencyOutcomes(jobs, (ids, options) => this.dependencyOutcomes(ids, options));
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {

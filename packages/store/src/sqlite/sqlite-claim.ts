@@ -87,7 +87,7 @@ UPDATE nudge_jobs
        lease_expires_at = ${sqliteNowPlus('@leaseMs')}
  WHERE id IN (${kept})
 RETURNING id, version, kind, queue, payload, attempts,
-          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms`;
+          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms, depends_on`;
   return { text, params };
 }
 
@@ -99,6 +99,8 @@ interface ClaimRow {
   payload: string;
   attempts: number;
   wait_ms: number;
+  /** JSON text, `null` without dependencies. */
+  depends_on: string | null;
 }
 
 /** Prepares the SQLite claim (a statement per shape of groups); see {@link Store.claim}. */
@@ -124,5 +126,6 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
       payloadJson: row.payload,
       attempt: row.attempts,
       waitMs: Math.max(0, row.wait_ms),
+      ...(row.depends_on === null ? {} : { dependsOn: JSON.parse(row.depends_on) as number[] }),
     }));
 }

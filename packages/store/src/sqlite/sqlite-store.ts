@@ -41,6 +41,7 @@ import type {
 } from '../store.js';
 import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
 import type { DependencyOutcome } from '../read-types.js';
+import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
@@ -234,7 +235,8 @@ export class SqliteStore implements Store {
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return this.#busy(() => this.#hotPath.claim(input));
+    const jobs = await this.#busy(() => this.#hotPath.claim(input));
+    return withDependencyOutcomes(jobs, (ids, options) => this.dependencyOutcomes(ids, options));
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
