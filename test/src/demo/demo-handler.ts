@@ -28,10 +28,15 @@ export function handlerContext(
 
 /**
  * Runs the demo's `kind` handler on `payload` in this thread, as a worker thread would once the
- * payload passed the kind's schema (checked by the server, not here).
+ * payload passed the kind's schema (checked by the server, not here), with `dependencies` as
+ * `ctx.dependencies`.
  * @throws Error what the handler throws
  */
-export async function runDemoHandler(kind: DemoKind, payload: unknown): Promise<unknown> {
+export async function runDemoHandler(
+  kind: DemoKind,
+  payload: unknown,
+  dependencies: Readonly<Record<number, JobDependency>> = {},
+): Promise<unknown> {
   const entry: unknown = demoHandlers[kind];
   if (
     typeof entry !== 'object' ||
@@ -42,5 +47,5 @@ export async function runDemoHandler(kind: DemoKind, payload: unknown): Promise<
     throw new Error(`the demo's ${kind} is not a definition with a handler`);
   }
   const handler = entry.handler as (payload: unknown, ctx: HandlerContext) => unknown;
-  return await handler(payload, handlerContext(kind));
+  return await handler(payload, handlerContext(kind, dependencies));
 }
