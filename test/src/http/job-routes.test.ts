@@ -43,6 +43,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(view).sort(), [
         'attempts',
         'createdAt',
+        'dependsOn',
         'errors',
         'finishedAt',
         'id',
@@ -50,6 +51,7 @@ for (const dialect of DIALECTS) {
         'kind',
         'lastError',
         'maxAttempts',
+        'onDependencyFailure',
         'payload',
         'priority',
         'progress',

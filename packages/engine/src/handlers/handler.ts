@@ -72,10 +72,10 @@ export type ProgressValue =
 /**
  * Options of a follow-up job (`ctx.enqueue`): the job options of `@nudge/core`, with the same
  * limits as every other enqueue path; omitted ones take the enqueue defaults. A `delayMs` counts
- * from the database's now when the completion is written. `dependsOn` names existing jobs by id,
- * or, as `{ index }`, an earlier follow-up of the same attempt.
+ * from the database's now when the completion is written. `dependsOn` and `onDependencyFailure`
+ * are refused (`INVALID_REQUEST`): flows of dependent jobs are enqueued by producers.
  */
-export type FollowUpOptions = JobOptions;
+export type FollowUpOptions = Omit<JobOptions, 'dependsOn' | 'onDependencyFailure'>;
 
 /**
  * A job handler: takes the job's payload, returns a JSON value stored as the job's `result`.
