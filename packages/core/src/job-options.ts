@@ -187,7 +187,7 @@ function dependsOnProblem(
   batchIndex: number | undefined,
 ): Problem | undefined {
   if (!Array.isArray(value) || value.length > MAX_DEPENDENCIES) return invalid(pointer, 'dependsOn', value);
-  for (const [at, ref] of value.entries()) {
+  for (const [at, ref] of (value as unknown[]).entries()) {
     const where = `${pointer}/dependsOn/${at}`;
     if (typeof ref === 'number') {
       if (!Number.isSafeInteger(ref) || ref < 1) return invalid(pointer, 'dependsOn', value);
