@@ -11,12 +11,11 @@ import { runQueuedReport } from './queued-report.js';
 import { computeRunStats } from './run-stats.js';
 
 /**
- * The producer's real-scale mode (`--dataset flights-3m`): enqueues one `flightDelayPart` job per
- * row group of flights-3m.parquet in one transaction of the producer's own and nudges the server;
- * follows them with the progress bar; once every part has succeeded, enqueues one
- * `flightDelayMerge` job naming the parts, then archives the merged all-origins report with an
- * `archiveReport` job. Prints the findings (comparing the `options.origins` busiest origins) and
- * the run summary.
+ * The producer's real-scale mode (`--dataset flights-3m`): enqueues the report as one dependency
+ * flow in one transaction of the producer's own (a `flightDelayPart` job per row group of
+ * flights-3m.parquet, a `flightDelayMerge` job depending on them all, an `archiveReport` job
+ * depending on the merge) and nudges the server; follows the jobs with the progress bar. Prints
+ * the findings (comparing the `options.origins` busiest origins) and the run summary.
  *
  * @returns the exit code: 0 when every job succeeded, 1 when one did not
  * @throws Error when the file or the database cannot be read, or the server cannot be reached

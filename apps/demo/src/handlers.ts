@@ -1,12 +1,11 @@
 // The handler module the nudge server loads in each worker thread (NUDGE_HANDLERS): its default
 // export declares the demo's kinds with their payload schemas (payload-schemas.ts), so the server
 // refuses a malformed payload at enqueue and each handler gets its payload typed.
-import { createClient } from '@nudge/client';
 import { defineHandlers, type PayloadsOf } from '@nudge/server/handlers';
 import { archiveJson } from './archive-json.js';
 import { DEFAULT_DATASET, FLIGHTS_3M } from './dataset-files.js';
 import { ALL_ORIGINS, buildDelayReport } from './delay-report.js';
-import { fetchPartPartials } from './fetch-part-partials.js';
+import { dependencyPartials, dependencyReport } from './dependency-partials.js';
 import { loadAirports, loadFlights, loadFlights3m } from './flight-data-cache.js';
 import { mergeFilePartials } from './merge-file-partials.js';
 import { buildPartialReport } from './partial-report.js';
@@ -62,21 +61,19 @@ const handlers = defineHandlers({
   },
 
   /**
-   * Reads the results of the given `flightDelayPart` jobs from the nudge server
-   * (`GET /jobs/:id`), checks that they cover every row group of the file once, merges them and
-   * builds the same report as `flightDelayReport` (exact nearest-rank p95 from the merged
-   * histograms). Reads only, so a re-run returns the same report.
+   * Merges the results of the `flightDelayPart` jobs it depends on (`dependsOn`; it runs once
+   * they have all finished, and reads their results in `ctx.dependencies`), checks that they
+   * cover every row group of the file once, and builds the same report as `flightDelayReport`
+   * (exact nearest-rank p95 from the merged histograms). Reads only, so a re-run returns the same
+   * report.
    * @throws Error when a part has not succeeded, or the parts do not cover the file
    */
   flightDelayMerge: {
     schema: mergePayload,
     handler: async (payload, ctx) => {
       const dataset = payload.dataset ?? FLIGHTS_3M;
-      const [parquet, airports, partials] = await Promise.all([
-        loadFlights3m(),
-        loadAirports(),
-        fetchPartPartials(createClient({ baseUrl: payload.nudgeUrl }), payload.parts),
-      ]);
+      const partials = dependencyPartials(ctx.dependencies);
+      const [parquet, airports] = await Promise.all([loadFlights3m(), loadAirports()]);
       ctx.signal.throwIfAborted();
       const merged = mergeFilePartials(parquet, dataset, partials);
       return buildPartialReport(merged, airports, {
@@ -88,16 +85,18 @@ const handlers = defineHandlers({
   },
 
   /**
-   * Writes `payload.report` as gzipped JSON (level 9) to `<outputDir>/<name>.json.gz`,
-   * atomically, so a re-run leaves one identical file; returns the absolute path, the JSON size
-   * and the gzip size in bytes.
-   * @throws Error when the folder cannot be written
+   * Writes `payload.report` (when absent: the result of the one job it depends on, such as the
+   * flights-3m merge) as gzipped JSON (level 9) to `<outputDir>/<name>.json.gz`, atomically, so a
+   * re-run leaves one identical file; returns the absolute path, the JSON size and the gzip size
+   * in bytes.
+   * @throws Error when the folder cannot be written, or there is no report to write
    */
   archiveReport: {
     schema: archivePayload,
     handler: async (payload, ctx) => {
       ctx.signal.throwIfAborted();
-      return archiveJson(payload.name, payload.report, payload.outputDir ?? DEFAULT_OUTPUT_DIR);
+      const report = 'report' in payload ? payload.report : dependencyReport(ctx.dependencies);
+      return archiveJson(payload.name, report, payload.outputDir ?? DEFAULT_OUTPUT_DIR);
     },
   },
 });

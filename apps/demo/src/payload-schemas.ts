@@ -9,9 +9,6 @@ import { DATASET_NAMES, FLIGHTS_3M } from './dataset-files.js';
 /** Where archives go when the payload names no folder. */
 export const DEFAULT_OUTPUT_DIR = './output/reports';
 
-/** Most part jobs one merge accepts: far more than any parquet file here has row groups. */
-export const MAX_MERGE_PARTS = 10_000;
-
 /** One origin's IATA code (three capital letters or digits), or `'ALL'`. @defaultValue `'ALL'` */
 const origin = Type.String({ pattern: '^(ALL|[A-Z0-9]{3})$' });
 
@@ -41,30 +38,24 @@ export const partPayload = Type.Object({
 });
 
 /**
- * `flightDelayMerge`: `{parts: [12, 13, …], nudgeUrl: 'http://127.0.0.1:3000', origin?, topRoutes?}`.
- * `parts` are the ids of the part jobs to merge (ids keep the payload a few bytes), together
- * covering every row group once; `nudgeUrl` is a nudge server on the same database, whose
- * `GET /jobs/:id` gives the parts' results.
+ * `flightDelayMerge`: `{dataset?: 'flights-3m', origin?, topRoutes?}`. The parts to merge are the
+ * jobs the merge job depends on (`dependsOn`), together covering every row group once; their
+ * results reach the handler as `ctx.dependencies`.
  */
 export const mergePayload = Type.Object({
   dataset: Type.Optional(flights3m),
-  parts: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
-    minItems: 1,
-    maxItems: MAX_MERGE_PARTS,
-    uniqueItems: true,
-  }),
-  nudgeUrl: Type.String({ format: 'uri', pattern: '^https?://' }),
   origin: Type.Optional(origin),
   topRoutes: Type.Optional(topRoutes),
 });
 
 /**
- * `archiveReport`: `{name: 'delays-ORD', report: {…}, outputDir?: './output/reports'}`. `name` is
+ * `archiveReport`: `{name: 'delays-ORD', report?: {…}, outputDir?: './output/reports'}`. `name` is
  * 1 to 128 letters, digits, `.`, `_` or `-`, not starting with a dot, so it names no other folder;
- * `report` is any JSON value; `outputDir` is relative to the server's working directory.
+ * `report` is any JSON value, and when absent the result of the one job the archive job depends
+ * on; `outputDir` is relative to the server's working directory.
  */
 export const archivePayload = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$' }),
-  report: Type.Unknown(),
+  report: Type.Optional(Type.Unknown()),
   outputDir: Type.Optional(Type.String({ pattern: '\\S' })),
 });

@@ -50,6 +50,12 @@ export interface JobView<P = JsonValue> {
   readonly startedAt: string | null;
   /** When the job reached `SUCCEEDED`, `FAILED` or `CANCELLED`. */
   readonly finishedAt: string | null;
+  /** Ids of the jobs this one waits for (`dependsOn`, batch indexes resolved); empty when none. */
+  readonly dependsOn: readonly number[];
+  /** What a dependency that failed or was cancelled does to it; `null` without dependencies. */
+  readonly onDependencyFailure: 'cancel' | 'run' | null;
+  /** `GET /jobs/:id` of a job with dependencies: the ids among `dependsOn` not finished yet. */
+  readonly blockedBy?: readonly number[];
 }
 
 /** A job view from `POST /jobs` or `POST /jobs/batch`, with whether that request created it. */
@@ -65,6 +71,7 @@ export function isTerminalStatus(status: JobStatus): boolean {
     case 'FAILED':
     case 'CANCELLED':
       return true;
+    case 'WAITING':
     case 'SCHEDULED':
     case 'PENDING':
     case 'RUNNING':

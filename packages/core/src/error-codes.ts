@@ -23,6 +23,10 @@ export const ERROR_CODES = {
     status: 400,
     summary: "The payload does not match the JSON Schema the kind's handler declares.",
   },
+  DEPENDENCY_NOT_FOUND: {
+    status: 400,
+    summary: 'A `dependsOn` id names no job (never created, or deleted by retention). Nothing was written.',
+  },
   JOB_STATE_CONFLICT: {
     status: 409,
     summary:

@@ -22,6 +22,22 @@ export const MAX_ATTEMPTS_RANGE = { minimum: 1, maximum: 1000 } as const;
 /** Longest `delayMs`: 365 days, in ms (31,536,000,000). */
 export const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
 
+/** Most dependencies one job may list in `dependsOn`. */
+export const MAX_DEPENDENCIES = 1000;
+
+/** What `onDependencyFailure` may be; see {@link JobOptions.onDependencyFailure}. */
+export const DEPENDENCY_FAILURE_MODES = ['cancel', 'run'] as const;
+
+/** One of {@link DEPENDENCY_FAILURE_MODES}. */
+export type DependencyFailureMode = (typeof DEPENDENCY_FAILURE_MODES)[number];
+
+/**
+ * One dependency of a job: the id of an existing job, or, inside a batch (`POST /jobs/batch`,
+ * `enqueueMany`, the client's `batch`), `{ index }`: the job at that 0-based position of the same
+ * batch, which must come earlier.
+ */
+export type DependencyRef = number | { readonly index: number };
+
 /** The fields of a job, in the order messages list them. */
 export const JOB_FIELDS = [
   'kind',
@@ -33,6 +49,8 @@ export const JOB_FIELDS = [
   'maxAttempts',
   'idempotencyKey',
   'concurrencyKey',
+  'dependsOn',
+  'onDependencyFailure',
 ] as const;
 
 /**
@@ -48,6 +66,8 @@ export const JOB_FIELD_EXPECTED = {
   maxAttempts: `an integer from ${MAX_ATTEMPTS_RANGE.minimum} to ${MAX_ATTEMPTS_RANGE.maximum}`,
   idempotencyKey: `a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
   concurrencyKey: `a string of 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`,
+  dependsOn: `an array of at most ${MAX_DEPENDENCIES} job ids (whole numbers from 1), or, inside a batch, { "index": n } of an earlier job of the batch`,
+  onDependencyFailure: "'cancel' or 'run'",
 } as const;
 
 /**
@@ -80,6 +100,19 @@ export interface JobOptions {
    * other keys are not held up behind them. No effect in other queues. 1 to 200 characters.
    */
   readonly concurrencyKey?: string;
+  /**
+   * Jobs that must finish first: the job is stored `WAITING` and becomes `PENDING` (or
+   * `SCHEDULED`, while its own start is ahead) in the same transaction as the outcome of the last
+   * of them. Job ids, or `{ index }` of an earlier job of the same batch; at most
+   * {@link MAX_DEPENDENCIES}. A dependency that already finished counts at once.
+   */
+  readonly dependsOn?: readonly DependencyRef[];
+  /**
+   * What a dependency that ends `FAILED` or `CANCELLED` does to this job: `'cancel'` cancels it
+   * (and, through it, the jobs that wait for it), `'run'` runs it anyway once every dependency
+   * finished. @defaultValue `'cancel'`
+   */
+  readonly onDependencyFailure?: DependencyFailureMode;
 }
 
 /**
@@ -155,8 +188,51 @@ function runAtMs(value: unknown, form: RunAtForm): number {
   return typeof value === 'string' && isIsoDateTime(value) ? Date.parse(value) : Number.NaN;
 }
 
+/**
+ * What is wrong with `dependsOn`: each entry a job id or `{ index }`; an index only inside a batch
+ * (`batchIndex` is the job's own position) and only of an earlier job.
+ */
+function dependsOnProblem(
+  value: unknown,
+  pointer: string,
+  batchIndex: number | undefined,
+): Problem | undefined {
+  if (!Array.isArray(value) || value.length > MAX_DEPENDENCIES) return invalid(pointer, 'dependsOn', value);
+  for (const [at, ref] of (value as unknown[]).entries()) {
+    const where = `${pointer}/dependsOn/${at}`;
+    if (typeof ref === 'number') {
+      if (!Number.isSafeInteger(ref) || ref < 1) return invalid(pointer, 'dependsOn', value);
+      continue;
+    }
+    const index: unknown =
+      typeof ref === 'object' && ref !== null && !Array.isArray(ref) && Object.keys(ref).length === 1
+        ? (ref as Record<string, unknown>).index
+        : undefined;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0)
+      return invalid(pointer, 'dependsOn', value);
+    if (batchIndex === undefined) {
+      return {
+        code: 'INVALID_REQUEST',
+        text: `${where} is { "index": ${index} }, which only a job of a batch may give: name the job by its id`,
+      };
+    }
+    if (index >= batchIndex) {
+      return {
+        code: 'INVALID_REQUEST',
+        text: `${where} refers to job ${index} of the batch, which is not earlier than this job (${batchIndex}): a job may depend only on jobs before it`,
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Every field of `job` at fault, in {@link JOB_FIELDS} order. */
-function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtForm): Problem[] {
+function problemsOf(
+  j: Record<string, unknown>,
+  pointer: string,
+  runAt: RunAtForm,
+  batchIndex: number | undefined,
+): Problem[] {
   const problems: Array<Problem | undefined> = [];
   const fields: readonly string[] = JOB_FIELDS;
   for (const key of Object.keys(j)) {
@@ -191,6 +267,12 @@ function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtFor
     problems.push(nameProblem(pointer, 'idempotencyKey', j.idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH));
   if (j.concurrencyKey !== undefined)
     problems.push(nameProblem(pointer, 'concurrencyKey', j.concurrencyKey, MAX_CONCURRENCY_KEY_LENGTH));
+  if (j.dependsOn !== undefined) problems.push(dependsOnProblem(j.dependsOn, pointer, batchIndex));
+  if (
+    j.onDependencyFailure !== undefined &&
+    !(DEPENDENCY_FAILURE_MODES as readonly unknown[]).includes(j.onDependencyFailure)
+  )
+    problems.push(invalid(pointer, 'onDependencyFailure', j.onDependencyFailure));
   const payload = j.payload === undefined ? undefined : findUnstorableJson(j.payload);
   if (payload) {
     problems.push({
@@ -207,13 +289,16 @@ function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtFor
  * storable characters,
  * `queue` a queue name, `priority` and `maxAttempts` integers in {@link PRIORITY_RANGE} and
  * {@link MAX_ATTEMPTS_RANGE}, `runAt` in {@link RUN_AT_RANGE_MS}, `delayMs` a whole number of ms
- * up to {@link MAX_DELAY_MS} and not with `runAt`, and a payload both dialects store alike.
+ * up to {@link MAX_DELAY_MS} and not with `runAt`, `dependsOn` job ids or `{ index }` of an
+ * earlier job of the batch (`batchIndex` is the job's position in its batch; without it an index
+ * is refused), `onDependencyFailure` `'cancel'` or `'run'`, and a payload both dialects store alike.
  *
  * The message names each field at fault (up to 5, joined by `; `) by its JSON Pointer, with what
  * it must be: `/priority must be an integer from -1000 to 1000 (got 5000)`; `pointer` is
  * prepended (`/jobs/3` for a job inside a batch body). The code is the first problem's.
  *
  * @param runAt - how `runAt` arrives (default `'date'`)
+ * @param batchIndex - the job's 0-based position in its batch; `undefined` for a single job
  * @returns a `NudgeError` to throw: `INVALID_REQUEST`, or `PAYLOAD_TOO_DEEP` / `PAYLOAD_UNSTORABLE`
  *   naming the JSON Pointer in the payload; `undefined` when the job is valid
  */
@@ -221,6 +306,7 @@ export function jobInputProblem(
   job: unknown,
   pointer = '',
   runAt: RunAtForm = 'date',
+  batchIndex?: number,
 ): NudgeError | undefined {
   if (typeof job !== 'object' || job === null || Array.isArray(job)) {
     return new NudgeError(
@@ -228,7 +314,7 @@ export function jobInputProblem(
       `${pointer || 'the job'} must be a JSON object with a kind (got ${describeValue(job)})`,
     );
   }
-  const problems = problemsOf(job as Record<string, unknown>, pointer, runAt);
+  const problems = problemsOf(job as Record<string, unknown>, pointer, runAt, batchIndex);
   const [first] = problems;
   if (!first) return undefined;
   return new NudgeError(
@@ -261,19 +347,27 @@ export function markJobInputChecked<T extends object>(job: T): Readonly<T> {
  * @throws NudgeError `INVALID_REQUEST` naming the field, or `PAYLOAD_TOO_DEEP` /
  *   `PAYLOAD_UNSTORABLE` naming the JSON Pointer in the payload
  */
-export function validateJobInput(job: unknown, pointer = '', runAt: RunAtForm = 'date'): void {
+export function validateJobInput(
+  job: unknown,
+  pointer = '',
+  runAt: RunAtForm = 'date',
+  batchIndex?: number,
+): void {
   if (typeof job === 'object' && job !== null && checkedInputs.has(job)) return;
-  const problem = jobInputProblem(job, pointer, runAt);
+  const problem = jobInputProblem(job, pointer, runAt, batchIndex);
   if (problem) throw problem;
 }
 
 /**
- * Checks a batch of jobs: an array, each job by {@link validateJobInput}. A job of a batch of more
- * than one is named `/jobs/<index>`, as in the body of `POST /jobs/batch`.
+ * Checks a batch of jobs: an array, each job by {@link validateJobInput} (a `dependsOn` entry
+ * `{ index }` must name an earlier job of the batch). A job of a batch of more than one is named
+ * `/jobs/<index>`, as in the body of `POST /jobs/batch`.
  * @throws NudgeError `INVALID_REQUEST` for a value that is not an array; the first job's error otherwise
  */
 export function validateJobInputs(jobs: unknown): void {
   if (!Array.isArray(jobs))
     throw new NudgeError('INVALID_REQUEST', `/jobs must be an array (got ${describeValue(jobs)})`);
-  jobs.forEach((job: unknown, index) => validateJobInput(job, jobs.length > 1 ? `/jobs/${index}` : ''));
+  jobs.forEach((job: unknown, index) =>
+    validateJobInput(job, jobs.length > 1 ? `/jobs/${index}` : '', 'date', index),
+  );
 }

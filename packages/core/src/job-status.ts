@@ -1,6 +1,9 @@
 /**
  * Every state a job row can be in. The `status` column holds exactly these strings.
  *
+ * - `WAITING`: held back by its dependencies (`dependsOn`) until each has finished; the outcome of
+ *   the last one makes it `PENDING` (or `SCHEDULED`, or `CANCELLED` when a dependency failed) in
+ *   the same transaction. Claims never read it.
  * - `SCHEDULED`: not due yet: its `run_at` is in the future (a scheduled start, or a retry waiting
  *   out its backoff). The scheduler makes it `PENDING` once `run_at <= now()` (database clock);
  *   claims never read it.
@@ -11,7 +14,15 @@
  *   `last_error` says why.
  * - `CANCELLED`: withdrawn before it finished (`POST /jobs/:id/cancel`); a retry makes it `PENDING` again.
  */
-export const JOB_STATUSES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export const JOB_STATUSES = [
+  'WAITING',
+  'SCHEDULED',
+  'PENDING',
+  'RUNNING',
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+] as const;
 
 /** One of {@link JOB_STATUSES}. */
 export type JobStatus = (typeof JOB_STATUSES)[number];

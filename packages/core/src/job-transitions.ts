@@ -5,6 +5,10 @@ import type { JobStatus } from './job-status.js';
  * statuses a row in `from` may move to. Each store write keeps to it (a test records every status
  * change the stores make, on both dialects, and checks it against this table).
  *
+ * - `WAITING → PENDING | SCHEDULED`: the last dependency finished (`SCHEDULED` while the job's own
+ *   `run_at` is still ahead).
+ * - `WAITING → CANCELLED`: a dependency ended `FAILED` or `CANCELLED` (`onDependencyFailure:
+ *   'cancel'`), or `POST /jobs/:id/cancel`.
  * - `SCHEDULED → PENDING`: the scheduler promotes a job whose `run_at` has passed.
  * - `PENDING → RUNNING`: a claim.
  * - `RUNNING → SUCCEEDED`: the handler returned.
@@ -12,13 +16,15 @@ import type { JobStatus } from './job-status.js';
  *   or the instance released it on shutdown).
  * - `RUNNING → FAILED`: attempts used up, a permanent failure, or an expired lease on the last attempt.
  * - `PENDING → FAILED`: no live instance handles the kind.
- * - `SCHEDULED | PENDING | RUNNING → CANCELLED`: `POST /jobs/:id/cancel`.
+ * - `WAITING | SCHEDULED | PENDING | RUNNING → CANCELLED`: `POST /jobs/:id/cancel`.
  * - `FAILED | CANCELLED → PENDING`: `POST /jobs/:id/retry`, with fresh attempts.
  *
- * `SUCCEEDED` is final. A new row starts `SCHEDULED`, `PENDING`, or `RUNNING` (inserted already
- * claimed by the instance that received it).
+ * `SUCCEEDED` is final. A new row starts `SCHEDULED`, `PENDING`, `RUNNING` (inserted already
+ * claimed by the instance that received it), `WAITING` (a dependency has not finished) or
+ * `CANCELLED` (a dependency had already failed, with `onDependencyFailure: 'cancel'`).
  */
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  WAITING: ['PENDING', 'SCHEDULED', 'CANCELLED'],
   SCHEDULED: ['PENDING', 'CANCELLED'],
   PENDING: ['RUNNING', 'FAILED', 'CANCELLED'],
   RUNNING: ['SUCCEEDED', 'SCHEDULED', 'PENDING', 'FAILED', 'CANCELLED'],
@@ -28,7 +34,13 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
 };
 
 /** Statuses a new row may be inserted in. */
-export const INITIAL_STATUSES: readonly JobStatus[] = ['SCHEDULED', 'PENDING', 'RUNNING'];
+export const INITIAL_STATUSES: readonly JobStatus[] = [
+  'SCHEDULED',
+  'PENDING',
+  'RUNNING',
+  'WAITING',
+  'CANCELLED',
+];
 
 /** Whether a row in `from` may move to `to` (see {@link JOB_TRANSITIONS}). */
 export function canTransition(from: JobStatus, to: JobStatus): boolean {

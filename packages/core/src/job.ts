@@ -1,3 +1,4 @@
+import type { DependencyFailureMode } from './job-options.js';
 import type { JobStatus } from './job-status.js';
 
 /** Any value that survives `JSON.stringify` then `JSON.parse` unchanged. */
@@ -42,6 +43,10 @@ export interface Job {
   readonly startedAt: Date | null;
   /** When the job reached `SUCCEEDED`, `FAILED` or `CANCELLED`. */
   readonly finishedAt: Date | null;
+  /** Ids of the jobs this one waits for (`dependsOn`, resolved), in the producer's order; empty when none. */
+  readonly dependsOn: readonly number[];
+  /** What a dependency that failed or was cancelled does to this job; `null` without dependencies. */
+  readonly onDependencyFailure: DependencyFailureMode | null;
 }
 
 /** The queue of a job enqueued without one: the `queue` column's default in every migration. */

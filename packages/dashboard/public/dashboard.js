@@ -3,7 +3,7 @@
 // written with textContent, never as HTML.
 
 const REFRESH_MS = 2000;
-const STATUSES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+const STATUSES = ['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const KEY_STORAGE = 'nudge.apiKey';
 
 const $ = (selector) => document.querySelector(selector);
@@ -207,6 +207,12 @@ function jobDetails(job) {
       { colSpan: 8 },
       element('strong', {}, 'payload'),
       element('pre', {}, JSON.stringify(job.payload)),
+      ...(job.dependsOn?.length > 0
+        ? [
+            element('strong', {}, `depends on (${job.onDependencyFailure} on failure)`),
+            element('pre', {}, job.dependsOn.join(', ')),
+          ]
+        : []),
       ...(job.result !== null
         ? [element('strong', {}, 'result'), element('pre', {}, JSON.stringify(job.result))]
         : []),
@@ -227,7 +233,7 @@ function renderJobs(jobs) {
         element('button', { className: 'retry', onclick: () => act(`/jobs/${job.id}/retry`) }, 'Retry'),
       );
     }
-    if (['SCHEDULED', 'PENDING', 'RUNNING'].includes(job.status)) {
+    if (['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING'].includes(job.status)) {
       actions.push(
         element('button', { className: 'cancel', onclick: () => act(`/jobs/${job.id}/cancel`) }, 'Cancel'),
       );

@@ -24,6 +24,7 @@ export {
   type HandlerDefinition,
   type HandlerEntry,
   type HandlerExport,
+  type JobDependency,
   type JsonSchema,
   type KindDeclaration,
   type KindInfo,

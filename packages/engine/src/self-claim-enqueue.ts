@@ -32,11 +32,12 @@ export async function selfClaimEnqueue(parts: SelfClaimParts, input: EnqueueInpu
   const { store, executor } = parts;
   const execution = parts.kinds.get(input.kind);
   // A job of a capped queue goes through a claim, which counts it against the cap; a delayed job
-  // waits as SCHEDULED.
+  // waits as SCHEDULED, a job with dependencies as WAITING.
   const held =
     parts.running &&
     execution !== undefined &&
     !((input.delayMs ?? 0) > 0) &&
+    !(input.dependsOn !== undefined && input.dependsOn.length > 0) &&
     servesOpen(parts.serving, input.queue)
       ? executor.reserve(execution, 1)
       : 0;

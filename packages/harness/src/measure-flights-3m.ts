@@ -151,8 +151,8 @@ export async function measureSingleThreadFlights3m(options: MeasureOptions = {})
 /**
  * Measures the flights-3m report run through nudge end to end: starts a server with the demo's
  * handlers (or `handlers`) and `threads` worker threads on `databaseUrl`, and times each run from just before
- * the part jobs are inserted (one transaction, then `POST /nudge`) to the moment the merged
- * report is seen by polling (`waitFor`: one `GET /jobs?ids=…` for all unfinished jobs every
+ * the flow is inserted (the part jobs and the merge job that depends on them, in one transaction,
+ * then `POST /nudge`) to the moment the merged report is seen by polling (`waitFor`: one `GET /jobs?ids=…` for all unfinished jobs every
  * `pollIntervalMs`). Server start-up is not timed; the server is stopped afterwards.
  *
  * @throws Error when the server does not start, a job fails, or a run exceeds `timeoutMs`

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  DEPENDENCY_FAILURE_MODES,
   JOB_FIELD_EXPECTED,
+  MAX_DEPENDENCIES,
   MAX_ATTEMPTS_RANGE,
   MAX_DELAY_MS,
   MAX_IDEMPOTENCY_KEY_LENGTH,
@@ -91,6 +93,39 @@ export const createJobBodySchema = Type.Object(
           'A customer, repository or account: in a queue with keyConcurrency k, at most k jobs with this key run at once across the cluster; other keys are not held up.',
       }),
     ),
+    dependsOn: Type.Optional(
+      Type.Array(
+        Type.Union([
+          Type.Integer({ minimum: 1, description: 'The id of an existing job.' }),
+          Type.Object(
+            {
+              index: Type.Integer({
+                minimum: 0,
+                description:
+                  'POST /jobs/batch only: the 0-based position of an earlier job of the same batch.',
+              }),
+            },
+            { additionalProperties: false },
+          ),
+        ]),
+        {
+          maxItems: MAX_DEPENDENCIES,
+          [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.dependsOn,
+          description:
+            'Jobs that must finish first: the job is WAITING until each has finished, then PENDING (SCHEDULED while its own start is ahead). A dependency that already finished counts at once; an unknown id answers 400 DEPENDENCY_NOT_FOUND.',
+        },
+      ),
+    ),
+    onDependencyFailure: Type.Optional(
+      Type.Union(
+        DEPENDENCY_FAILURE_MODES.map((mode) => Type.Literal(mode)),
+        {
+          [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.onDependencyFailure,
+          description:
+            "What a dependency that ends FAILED or CANCELLED does: 'cancel' cancels this job (and the jobs waiting for it), 'run' runs it anyway once every dependency finished. Default 'cancel'.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -115,5 +150,7 @@ export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
     maxAttempts: body.maxAttempts,
     idempotencyKey: body.idempotencyKey,
     concurrencyKey: body.concurrencyKey,
+    dependsOn: body.dependsOn,
+    onDependencyFailure: body.onDependencyFailure,
   };
 }

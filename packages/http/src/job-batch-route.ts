@@ -39,7 +39,7 @@ const batchAnswerSchema = Type.Object({
 /** Job `index` as it will be stored, or why it cannot be. */
 function prepare(job: unknown, index: number, engine: ClaimEngine): EnqueueInput | BatchProblem {
   const { kinds } = engine;
-  const refused = jobInputProblem(job, '', 'text');
+  const refused = jobInputProblem(job, '', 'text', index);
   if (refused) return { index, code: refused.code, message: refused.message };
   // The job contract accepted it, so it has the body's shape.
   const body = job as CreateJobBody;
@@ -65,7 +65,9 @@ const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem =>
  * gets its kind's declared `maxAttempts` and `queue` when it omits them. When any job is
  * invalid (including a payload that fails its kind's schema: `PAYLOAD_INVALID`) it answers
  * `400 INVALID_BATCH` whose `errors` names every invalid job by index, with the code and message
- * a single `POST /jobs` would give, and writes nothing.
+ * a single `POST /jobs` would give, and writes nothing. A job's `dependsOn` may name an earlier job
+ * of the batch as `{ "index": n }`, so a whole flow is written in one transaction; a dependency id
+ * that names no job answers `400 DEPENDENCY_NOT_FOUND` and writes nothing.
  */
 export const jobBatchRoute: FastifyPluginAsyncTypebox<{
   store: Store;

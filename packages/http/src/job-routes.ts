@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { markJobInputChecked, NudgeError } from '@nudge/core';
+import { markJobInputChecked, NudgeError, TERMINAL_STATUSES, type Job } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
@@ -32,7 +32,8 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   declared `maxAttempts` and `queue` fill in what the body omits, and a payload that does not
  *   match the kind's `schema` answers `400 PAYLOAD_INVALID` naming the JSON Pointer of the first
  *   value at fault (`/payload/to must be string (got 5)`). A refused request writes nothing.
- * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`.
+ * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`. A job with dependencies
+ *   also shows `blockedBy`: those of its `dependsOn` that have not finished.
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
   app,
@@ -70,7 +71,17 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
       const job = await store.getJob(Number(request.params.id));
       if (!job) throw new NudgeError('JOB_NOT_FOUND', `no job has id ${request.params.id}`);
       void reply.serializer(jobViewJson);
-      return toJobView(job);
+      if (job.dependsOn.length === 0) return toJobView(job);
+      return { ...toJobView(job), blockedBy: await blockedBy(store, job) };
     },
   );
 };
+
+/** The ids of `job`'s dependencies that have not finished; a deleted one had finished. */
+async function blockedBy(store: Store, job: Job): Promise<number[]> {
+  const outcomes = await store.dependencyOutcomes(job.dependsOn, { results: false });
+  return job.dependsOn.filter((id) => {
+    const status = outcomes.get(id)?.status;
+    return status !== undefined && !TERMINAL_STATUSES.includes(status);
+  });
+}

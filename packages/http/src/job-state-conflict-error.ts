@@ -10,7 +10,7 @@ export class JobStateConflictError extends NudgeError {
   constructor(id: number, command: 'cancel' | 'retry', status: JobStatus) {
     const why =
       command === 'cancel'
-        ? `it is ${status}: only a SCHEDULED, PENDING or RUNNING job can be cancelled`
+        ? `it is ${status}: only a WAITING, SCHEDULED, PENDING or RUNNING job can be cancelled`
         : `it is ${status}: only a FAILED or CANCELLED job can be retried`;
     super(
       'JOB_STATE_CONFLICT',

@@ -28,6 +28,8 @@ const base: Job = {
   createdAt: at(0),
   startedAt: null,
   finishedAt: null,
+  dependsOn: [],
+  onDependencyFailure: null,
 };
 
 const jobs: Job[] = [

@@ -49,6 +49,20 @@ export const jobViewSchema = Type.Object(
     createdAt: timestamp('When the job was enqueued.'),
     startedAt: nullableTimestamp('Start of the latest attempt.'),
     finishedAt: nullableTimestamp('When the job reached SUCCEEDED, FAILED or CANCELLED.'),
+    dependsOn: Type.Array(Type.Integer({ minimum: 1 }), {
+      description:
+        'Ids of the jobs this one waits for (its dependsOn, batch indexes resolved), in the order given; empty when none.',
+    }),
+    onDependencyFailure: Type.Union([Type.Literal('cancel'), Type.Literal('run'), Type.Null()], {
+      description:
+        "What a dependency that ends FAILED or CANCELLED does to this job: 'cancel' it or 'run' it anyway; null without dependencies.",
+    }),
+    blockedBy: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1 }), {
+        description:
+          'GET /jobs/:id of a job with dependencies: the ids among dependsOn that have not finished yet (what keeps it WAITING).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -82,6 +96,8 @@ export function toJobView(job: Job): JobView {
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
+    dependsOn: [...job.dependsOn],
+    onDependencyFailure: job.onDependencyFailure,
   };
 }
 

@@ -10,28 +10,70 @@ CREATE TABLE nudge_instances (
   last_seen_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 , version TEXT, queues TEXT NOT NULL DEFAULT '[{"name":"*"}]' CHECK (json_valid(queues)), slots TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(slots))) STRICT;
 
+CREATE TABLE nudge_job_dependencies (
+  job_id        INTEGER NOT NULL,
+  depends_on_id INTEGER NOT NULL,
+  PRIMARY KEY (depends_on_id, job_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX nudge_job_dependencies_job ON nudge_job_dependencies (job_id);
+
 CREATE TABLE "nudge_jobs" (
-  id               INTEGER PRIMARY KEY AUTOINCREMENT,
-  kind             TEXT    NOT NULL CHECK (length(kind) > 0),
-  payload          TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(payload)),
-  status           TEXT    NOT NULL DEFAULT 'PENDING'
-                   CHECK (status IN ('SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED')),
-  priority         INTEGER NOT NULL DEFAULT 0,
-  run_at           TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                   CHECK (run_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z'),
-  attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-  max_attempts     INTEGER NOT NULL DEFAULT 5 CHECK (max_attempts >= 1),
-  version          INTEGER NOT NULL DEFAULT 0,
-  claimed_by       TEXT,
-  lease_expires_at TEXT,
-  last_error       TEXT,
-  result           TEXT CHECK (result IS NULL OR json_valid(result)),
-  created_at       TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  started_at       TEXT,
-  finished_at      TEXT
-, idempotency_key TEXT, queue TEXT NOT NULL DEFAULT 'default' CHECK (length(queue) > 0), progress TEXT CHECK (progress IS NULL OR json_valid(progress)), errors TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(errors)), concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0)) STRICT;
+  id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind                  TEXT    NOT NULL CHECK (length(kind) > 0),
+  payload               TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(payload)),
+  status                TEXT    NOT NULL DEFAULT 'PENDING'
+                        CHECK (status IN ('WAITING', 'SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED')),
+  priority              INTEGER NOT NULL DEFAULT 0,
+  run_at                TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                        CHECK (run_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z'),
+  attempts              INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  max_attempts          INTEGER NOT NULL DEFAULT 5 CHECK (max_attempts >= 1),
+  version               INTEGER NOT NULL DEFAULT 0,
+  claimed_by            TEXT,
+  lease_expires_at      TEXT,
+  last_error            TEXT,
+  result                TEXT CHECK (result IS NULL OR json_valid(result)),
+  created_at            TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  started_at            TEXT,
+  finished_at           TEXT,
+  idempotency_key       TEXT,
+  queue                 TEXT    NOT NULL DEFAULT 'default' CHECK (length(queue) > 0),
+  progress              TEXT CHECK (progress IS NULL OR json_valid(progress)),
+  errors                TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(errors)),
+  depends_on            TEXT CHECK (depends_on IS NULL OR json_valid(depends_on)),
+  on_dependency_failure TEXT CHECK (on_dependency_failure IN ('cancel', 'run')),
+  has_dependents        INTEGER NOT NULL DEFAULT 0 CHECK (has_dependents IN (0, 1))
+, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0)) STRICT;
 
 CREATE INDEX nudge_jobs_claimable ON nudge_jobs (priority, run_at, id) WHERE status = 'PENDING';
+
+CREATE TRIGGER nudge_jobs_dependency_outcome
+  AFTER UPDATE OF status ON nudge_jobs
+  FOR EACH ROW
+  WHEN NEW.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND OLD.status <> NEW.status
+       AND (NEW.has_dependents OR OLD.status = 'WAITING')
+BEGIN
+  DELETE FROM nudge_job_dependencies WHERE OLD.status = 'WAITING' AND job_id = NEW.id;
+  UPDATE nudge_jobs
+     SET status = 'CANCELLED', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+         last_error = 'dependency ' || NEW.id || ' ended ' || NEW.status
+   WHERE NEW.has_dependents AND NEW.status <> 'SUCCEEDED'
+     AND id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+     AND status = 'WAITING' AND on_dependency_failure = 'cancel';
+  UPDATE nudge_jobs
+     SET status = CASE WHEN run_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN 'SCHEDULED' ELSE 'PENDING' END
+   WHERE NEW.has_dependents
+     AND id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+     AND status = 'WAITING'
+     AND NOT EXISTS (
+           SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
+            WHERE e.job_id = nudge_jobs.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'));
+  DELETE FROM nudge_job_dependencies
+   WHERE NEW.has_dependents
+     AND job_id IN (SELECT e.job_id FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+                     WHERE e.depends_on_id = NEW.id AND j.status <> 'WAITING');
+END;
 
 CREATE INDEX nudge_jobs_finished ON nudge_jobs (status, kind, finished_at) WHERE finished_at IS NOT NULL;
 

@@ -96,4 +96,11 @@ export interface ClaimedJob extends JobLease {
    * measure it; `0` for a job inserted already claimed.
    */
   readonly waitMs?: number;
+  /** The ids the job depended on (`dependsOn`); absent for a job without dependencies. */
+  readonly dependsOn?: readonly number[];
+  /**
+   * With `dependsOn`: JSON text of an object mapping each dependency's id to `{ status, result }`
+   * (a dependency deleted by retention is absent), what the handler reads as `ctx.dependencies`.
+   */
+  readonly dependenciesJson?: string;
 }

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { JobStatus } from '@nudge/core';
+import type { JobStatus, JsonValue } from '@nudge/core';
 import { toStatusCounts } from './count-by-status.js';
 import { assertStorableFilter } from './storable-input.js';
-import type { ListJobsQuery } from './read-types.js';
+import type { DependencyOutcome, ListJobsQuery } from './read-types.js';
 
 /** The jobs table as far as the reads below use it; each dialect's schema has these columns. */
 interface ReadableJobs {
-  nudge_jobs: { id: number; status: string; kind: string; queue: string };
+  nudge_jobs: { id: number; status: string; kind: string; queue: string; result: unknown };
 }
 
 // The dialects' Kysely schemas differ in column types only where these reads return whole rows,
@@ -47,4 +47,33 @@ export async function selectStatusCounts<DB>(db: Kysely<DB>): Promise<Record<Job
     .groupBy('status')
     .execute();
   return toStatusCounts(rows);
+}
+
+/** Ids per read of {@link selectDependencyOutcomes}: below both dialects' bind limits. */
+const IDS_PER_READ = 1000;
+
+/**
+ * The status (and with `results`, the result) of each job of `ids` that exists; `parseResult`
+ * turns the dialect's `result` column into JSON (SQLite keeps text, PostgreSQL parses jsonb).
+ */
+export async function selectDependencyOutcomes<DB>(
+  db: Kysely<DB>,
+  ids: readonly number[],
+  results: boolean,
+  parseResult: (value: unknown) => JsonValue | null,
+): Promise<Map<number, DependencyOutcome>> {
+  const out = new Map<number, DependencyOutcome>();
+  for (let start = 0; start < ids.length; start += IDS_PER_READ) {
+    const page = ids.slice(start, start + IDS_PER_READ);
+    const rows = await readable(db)
+      .selectFrom('nudge_jobs')
+      .select(results ? ['id', 'status', 'result'] : ['id', 'status'])
+      .where('id', 'in', page)
+      .execute();
+    for (const row of rows) {
+      const result = 'result' in row ? parseResult(row.result) : null;
+      out.set(Number(row.id), { status: row.status as JobStatus, result });
+    }
+  }
+  return out;
 }

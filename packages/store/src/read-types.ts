@@ -1,4 +1,4 @@
-import type { Job, JobStatus } from '@nudge/core';
+import type { Job, JobStatus, JsonValue } from '@nudge/core';
 
 // The inputs and results of reading and commanding jobs and queues (see store.ts).
 
@@ -13,6 +13,13 @@ export interface ListJobsQuery {
   readonly beforeId?: number;
   /** Most jobs returned. */
   readonly limit: number;
+}
+
+/** A dependency as {@link Store.dependencyOutcomes} reads it: its status, and its result once `SUCCEEDED`. */
+export interface DependencyOutcome {
+  readonly status: JobStatus;
+  /** The handler's return value (`null` unless `SUCCEEDED`, and when results were not asked for). */
+  readonly result: JsonValue | null;
 }
 
 /**

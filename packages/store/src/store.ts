@@ -1,4 +1,5 @@
 import type { Job, JobStatus } from '@nudge/core';
+import type { DependencyOutcome } from './read-types.js';
 import type { EnqueueInput, EnqueuedJob, SelfClaimInput } from './enqueue-types.js';
 import type { NewJobsHandlers, NewJobsListener, JobLease, ClaimInput, ClaimedJob } from './claim-types.js';
 import type { CompleteInput, ProgressInput, FailInput, FailOutcome } from './outcome-types.js';
@@ -102,7 +103,8 @@ export interface Store {
    * order; otherwise inserts it as {@link enqueue} does. Decided inside the one statement, so
    * the claim order holds against concurrent producers and claimers.
    * A job whose kind and idempotency key exist is returned as it is, `created: false`: never
-   * claimed by this call, whatever its status.
+   * claimed by this call, whatever its status. A job with `dependsOn` is enqueued as by
+   * {@link enqueue}, never claimed.
    * @returns the job as stored: `status` tells whether it was claimed
    */
   enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob>;
@@ -114,6 +116,15 @@ export interface Store {
    * page). Filters read the primary key backwards, so they are fast for recent or common jobs.
    */
   listJobs(query: ListJobsQuery): Promise<Job[]>;
+  /**
+   * The status of each job of `ids` that exists, and with `results` its result, keyed by id: what a
+   * handler reads as `ctx.dependencies`, and what `GET /jobs/:id` names in `blockedBy`. A job
+   * deleted by retention (it had finished) is absent.
+   */
+  dependencyOutcomes(
+    ids: readonly number[],
+    options: { readonly results: boolean },
+  ): Promise<Map<number, DependencyOutcome>>;
   /** Number of jobs in each status (every status present, zero included). */
   countByStatus(): Promise<Record<JobStatus, number>>;
   /**

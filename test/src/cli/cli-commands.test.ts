@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
       assert.equal(twice.code, 1);
       assert.equal(
         twice.stderr,
-        `nudge: job ${id} is CANCELLED: only SCHEDULED, PENDING or RUNNING jobs can be cancelled\n`,
+        `nudge: job ${id} is CANCELLED: only WAITING, SCHEDULED, PENDING or RUNNING jobs can be cancelled\n`,
       );
       const retried = await nudge('retry', id);
       assert.match(retried.stdout, new RegExp(`^job ${id} retried \\(was CANCELLED, now PENDING\\)`));
@@ -193,7 +193,7 @@ for (const dialect of DIALECTS) {
       const human = await nudge('stats');
       assert.match(
         human.stdout,
-        /^JOBS +SCHEDULED +PENDING +RUNNING +SUCCEEDED +FAILED +CANCELLED +TOTAL\nall /,
+        /^JOBS +WAITING +SCHEDULED +PENDING +RUNNING +SUCCEEDED +FAILED +CANCELLED +TOTAL\nall /,
       );
       assert.match(human.stdout, /\nlive instances: +1\n/);
       assert.match(human.stdout, /\nw1 +0\.1\.0 +echo +\* +cpu 2 /);

@@ -75,6 +75,25 @@ describeStore('status transitions', (t) => {
     const running = await store.enqueue({ kind: 'alive' });
     await t.claim(1, { kinds: ['alive'] });
     await store.cancelJob(running.id);
+    // Dependencies: new → WAITING, WAITING → PENDING | SCHEDULED when the dependency succeeds,
+    // WAITING → CANCELLED when it fails, and new → CANCELLED for a dependency already failed.
+    const dependency = await store.enqueue({ kind: 'dep' });
+    const waiting = await store.enqueueMany([
+      { kind: 'k', dependsOn: [dependency.id] },
+      { kind: 'k', dependsOn: [dependency.id], runAt: later(now, 86_400_000) },
+    ]);
+    assert.deepEqual(
+      waiting.map((job) => job.status),
+      ['WAITING', 'WAITING'],
+    );
+    const [dep] = await t.claim(1, { kinds: ['dep'] });
+    assert.ok(dep);
+    await store.complete([{ ...leaseOf(dep), resultJson: null }]);
+    const doomed = await store.enqueue({ kind: 'dep' });
+    const cancelledByDependency = await store.enqueue({ kind: 'k', dependsOn: [doomed.id] });
+    await store.cancelJob(doomed.id);
+    assert.equal((await store.getJob(cancelledByDependency.id))?.status, 'CANCELLED');
+    await store.enqueue({ kind: 'k', dependsOn: [doomed.id] });
     const [failed] = await store.listJobs({ status: 'FAILED', limit: 1 });
     assert.ok(failed);
     await store.retryJob(failed.id);

@@ -6,7 +6,7 @@ import { describeStore, later, leaseOf } from './store-fixture.js';
 
 describeStore('basics', (t) => {
   it('counts jobs by status, every status present', async () => {
-    const zero = { SCHEDULED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
+    const zero = { WAITING: 0, SCHEDULED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
     assert.deepEqual(await t.store.countByStatus(), zero);
     const now = await t.store.now();
     await t.store.enqueueMany([

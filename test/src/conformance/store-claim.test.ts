@@ -136,6 +136,7 @@ describeStore('claims', (t) => {
       'every job is claimed once per attempt',
     );
     assert.deepEqual(await t.store.countByStatus(), {
+      WAITING: 0,
       SCHEDULED: 0,
       PENDING: 0,
       RUNNING: 0,

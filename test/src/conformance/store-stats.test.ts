@@ -4,7 +4,7 @@ import { rawQuery } from '../helpers/index.js';
 import { describeStore, later, leaseOf } from './store-fixture.js';
 
 const LIVE_MS = 60_000;
-const zero = { SCHEDULED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
+const zero = { WAITING: 0, SCHEDULED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
 
 describeStore('stats', (t) => {
   it('reports an empty database as zeros and nulls', async () => {

@@ -220,4 +220,21 @@ describe('archiveReport', () => {
     assert.deepEqual(readFileSync(second.path), bytes);
     assert.ok(statSync(second.path).isFile());
   });
+
+  test('without a report in its payload, archives the result of the one job it depends on', async () => {
+    const report = await flightDelayReport({ dataset: DATASET, origin: 'ORD' });
+    const payload = { name: 'delays-from-dependency', outputDir: dir };
+    const written = (await runDemoHandler(ARCHIVE_KIND, payload, {
+      7: { status: 'SUCCEEDED', result: JSON.parse(JSON.stringify(report)) as never },
+    })) as ArchiveResult;
+    assert.deepEqual(JSON.parse(gunzipSync(readFileSync(written.path)).toString('utf8')), report);
+    await assert.rejects(
+      runDemoHandler(ARCHIVE_KIND, payload),
+      /must depend on exactly one job \(it has 0\)/,
+    );
+    await assert.rejects(
+      runDemoHandler(ARCHIVE_KIND, payload, { 7: { status: 'CANCELLED', result: null } }),
+      /job 7 is CANCELLED: nothing to archive/,
+    );
+  });
 });

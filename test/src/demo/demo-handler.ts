@@ -1,17 +1,24 @@
 import { demoHandlers } from '@nudge/demo';
-import type { HandlerContext } from '@nudge/server/handlers';
+import type { HandlerContext, JobDependency } from '@nudge/server/handlers';
 
 /** A demo kind: a key of the demo's handler module. */
 export type DemoKind = Extract<keyof typeof demoHandlers, string>;
 
-/** The context of one first attempt, as the worker thread would pass it (no progress or follow-ups). */
-export function handlerContext(kind: string): HandlerContext {
+/**
+ * The context of one first attempt, as the worker thread would pass it (no progress or
+ * follow-ups), with the outcomes of the job's `dependencies` when it has some.
+ */
+export function handlerContext(
+  kind: string,
+  dependencies: Readonly<Record<number, JobDependency>> = {},
+): HandlerContext {
   return {
     jobId: 1,
     kind,
     attempt: 1,
     version: 1,
     signal: new AbortController().signal,
+    dependencies,
     progress: () => undefined,
     enqueue: () => {
       throw new Error('the demo handlers enqueue no follow-up');
@@ -21,10 +28,15 @@ export function handlerContext(kind: string): HandlerContext {
 
 /**
  * Runs the demo's `kind` handler on `payload` in this thread, as a worker thread would once the
- * payload passed the kind's schema (checked by the server, not here).
+ * payload passed the kind's schema (checked by the server, not here), with `dependencies` as
+ * `ctx.dependencies`.
  * @throws Error what the handler throws
  */
-export async function runDemoHandler(kind: DemoKind, payload: unknown): Promise<unknown> {
+export async function runDemoHandler(
+  kind: DemoKind,
+  payload: unknown,
+  dependencies: Readonly<Record<number, JobDependency>> = {},
+): Promise<unknown> {
   const entry: unknown = demoHandlers[kind];
   if (
     typeof entry !== 'object' ||
@@ -35,5 +47,5 @@ export async function runDemoHandler(kind: DemoKind, payload: unknown): Promise<
     throw new Error(`the demo's ${kind} is not a definition with a handler`);
   }
   const handler = entry.handler as (payload: unknown, ctx: HandlerContext) => unknown;
-  return await handler(payload, handlerContext(kind));
+  return await handler(payload, handlerContext(kind, dependencies));
 }

@@ -178,4 +178,35 @@ describe('the part and merge handlers', () => {
     assert.deepEqual(await runDemoHandler(PART_KIND, { rowGroup: 1 }), partials[1]);
     await assert.rejects(runDemoHandler(PART_KIND, { rowGroup: 11 }), /row groups 0 to 10 \(asked for 11\)/);
   });
+
+  test('flightDelayMerge reads the partials of the parts it depends on from ctx.dependencies', async () => {
+    const [first, second] = partials;
+    assert.ok(first && second);
+    // Stored results come back as JSON: the handler parses them as a worker thread gets them.
+    const asStored = (partial: DelayPartial): unknown => JSON.parse(JSON.stringify(partial));
+    await assert.rejects(
+      runDemoHandler(
+        MERGE_KIND,
+        {},
+        {
+          21: { status: 'SUCCEEDED', result: asStored(first) as never },
+          22: { status: 'SUCCEEDED', result: asStored(second) as never },
+        },
+      ),
+      /missing row groups \[2, 3, 4, 5, 6, 7, 8, 9, 10\]/,
+      'both parts were read: only the other row groups are missing',
+    );
+    await assert.rejects(
+      runDemoHandler(
+        MERGE_KIND,
+        {},
+        {
+          21: { status: 'SUCCEEDED', result: asStored(first) as never },
+          22: { status: 'FAILED', result: null },
+        },
+      ),
+      /part job 22 is FAILED/,
+    );
+    await assert.rejects(runDemoHandler(MERGE_KIND, {}), /no dependencies: enqueue it with dependsOn/);
+  });
 });

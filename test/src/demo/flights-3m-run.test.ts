@@ -69,11 +69,14 @@ for (const [dialect, skipDialect] of dialects) {
       assert.match(run.stdout, /Archives +1 files, .* in .*output\/reports/);
     });
 
-    test('every job succeeded and the merge job names the parts by id', async () => {
-      const rows = await rawQuery<{ id: number | string; kind: string; status: string; payload: unknown }>(
-        db,
-        'SELECT id, kind, status, payload FROM nudge_jobs ORDER BY id',
-      );
+    test('one flow: every job succeeded, the merge depends on every part, the archive on the merge', async () => {
+      const rows = await rawQuery<{
+        id: number | string;
+        kind: string;
+        status: string;
+        payload: unknown;
+        depends_on: unknown;
+      }>(db, 'SELECT id, kind, status, payload, depends_on FROM nudge_jobs ORDER BY id');
       assert.deepEqual(
         rows.map((row) => [row.kind, row.status]),
         [
@@ -82,16 +85,19 @@ for (const [dialect, skipDialect] of dialects) {
           ['archiveReport', 'SUCCEEDED'],
         ],
       );
-      const merge = rows[11];
-      assert.ok(merge);
-      const payload = (typeof merge.payload === 'string' ? JSON.parse(merge.payload) : merge.payload) as {
-        parts: number[];
-      };
+      const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+      const [merge, archive] = rows.slice(11);
+      assert.ok(merge && archive);
       assert.deepEqual(
-        payload.parts,
+        json(merge.depends_on),
         rows.slice(0, 11).map((row) => Number(row.id)),
       );
-      assert.ok(JSON.stringify(payload).length < 1000, 'the merge payload holds ids, not partials');
+      assert.deepEqual(json(archive.depends_on), [Number(merge.id)]);
+      assert.deepEqual(json(merge.payload), { dataset: 'flights-3m', origin: 'ALL', topRoutes: 5 });
+      assert.match(
+        run.stdout,
+        /a flightDelayMerge job depending on them and an archiveReport job depending on the merge in one transaction/,
+      );
     });
 
     test('the archived report equals the single-thread computation', () => {

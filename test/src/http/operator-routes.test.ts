@@ -65,7 +65,15 @@ for (const dialect of DIALECTS) {
       const stats = await t.app.inject({ method: 'GET', url: '/stats' });
       assert.equal(stats.statusCode, 200);
       const body = jsonBody(stats);
-      const zero = { SCHEDULED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0, CANCELLED: 0 };
+      const zero = {
+        WAITING: 0,
+        SCHEDULED: 0,
+        PENDING: 0,
+        RUNNING: 0,
+        SUCCEEDED: 0,
+        FAILED: 0,
+        CANCELLED: 0,
+      };
       assert.deepEqual(body.byStatus, { ...zero, PENDING: 1 });
       assert.deepEqual(body.byKind, { echo: { ...zero, PENDING: 1 } });
       assert.deepEqual(body.byQueue, { emails: { ...zero, PENDING: 1 } });

@@ -13,7 +13,7 @@ import { printLine } from './print.js';
 export function cancelCommand(program: Command): void {
   program
     .command('cancel')
-    .description('cancel a SCHEDULED, PENDING or RUNNING job')
+    .description('cancel a WAITING, SCHEDULED, PENDING or RUNNING job')
     .argument('<id>', 'the job id', parseJobId)
     .action(async (id: number) => {
       await withCliStore(async ({ store }) => {
@@ -22,7 +22,7 @@ export function cancelCommand(program: Command): void {
         printLine(
           describeCommandResult(id, result, {
             done: 'cancelled',
-            appliesTo: 'SCHEDULED, PENDING or RUNNING',
+            appliesTo: 'WAITING, SCHEDULED, PENDING or RUNNING',
             note: running ? '; its instance aborts the attempt at its next heartbeat' : '',
           }),
         );

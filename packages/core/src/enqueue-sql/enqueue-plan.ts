@@ -1,3 +1,11 @@
+import { NudgeError } from '../nudge-error.js';
+import {
+  dependentStart,
+  insertDependencyEdges,
+  insertDependentJob,
+  lockDependencies,
+  type DependencyStatusRow,
+} from './dependency-sql.js';
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
@@ -51,14 +59,20 @@ function readBackQuery(
   return { sql: numbered(dialect, sql), params: keys.flat() };
 }
 
-/** Consecutive jobs that set the same fields, as many as one INSERT takes: `[start, end)`. */
+/** Whether `job` has dependencies: it is inserted on its own, after its dependencies are locked. */
+const hasDependencies = (job: EnqueueRow): boolean => job.dependsOn !== undefined && job.dependsOn.length > 0;
+
+/**
+ * Consecutive jobs that set the same fields, as many as one INSERT takes: `[start, end)`. A job
+ * with dependencies is a chunk of its own.
+ */
 function chunks(dialect: SqlDialect, jobs: readonly EnqueueRow[]): Array<{ start: number; end: number }> {
   const out: Array<{ start: number; end: number }> = [];
   let shape = '';
   let params = 0;
   jobs.forEach((job, index) => {
     const columns = presentColumns(job);
-    const jobShape = columnsShape(columns);
+    const jobShape = hasDependencies(job) ? `dependent ${index}` : columnsShape(columns);
     const jobParams = dialect === 'sqlite' ? sqliteParamCount(columns) : 0;
     const current = out[out.length - 1];
     if (
@@ -86,7 +100,38 @@ const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
  */
 export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow[]): boolean {
   // Keys first: a keyed batch needs no chunking to answer.
-  return jobs.every((job) => job.idempotencyKey === undefined) && chunks(dialect, jobs).length <= 1;
+  return (
+    jobs.every((job) => job.idempotencyKey === undefined && !hasDependencies(job)) &&
+    chunks(dialect, jobs).length <= 1
+  );
+}
+
+/**
+ * The ids `job` depends on, without repeats, in the producer's order: `{ index }` is the id of
+ * that earlier job of the batch (`ids[index]`).
+ * @throws NudgeError `INVALID_REQUEST` for an index that is not an earlier job of the batch
+ */
+function resolveDependencies(
+  job: EnqueueRow,
+  index: number,
+  ids: ReadonlyArray<number | undefined>,
+): number[] {
+  const out = new Set<number>();
+  for (const [at, ref] of (job.dependsOn ?? []).entries()) {
+    if (typeof ref === 'number') {
+      out.add(ref);
+      continue;
+    }
+    const id = ref.index < index ? ids[ref.index] : undefined;
+    if (id === undefined) {
+      throw new NudgeError(
+        'INVALID_REQUEST',
+        `/jobs/${index}/dependsOn/${at} refers to job ${ref.index} of the batch, which is not earlier than this job: a job may depend only on jobs before it`,
+      );
+    }
+    out.add(id);
+  }
+  return [...out];
 }
 
 /**
@@ -98,7 +143,11 @@ export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow
  * columns' defaults. Rows come back sorted by id (ids ascend in input order); a keyed job missing
  * from them existed already (or repeats an earlier job of the batch) and is read back. Driver-free:
  * the store and the client each run the statements in one transaction, so a batch is all or
- * nothing.
+ * nothing. A job with `dependsOn` is inserted on its own: its dependencies are locked and read
+ * ({@link lockDependencies}), it is inserted `WAITING`, `CANCELLED` or as any other job
+ * ({@link dependentStart}), and a `WAITING` job's edges are recorded.
+ * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job; `INVALID_REQUEST`
+ *   when `{ index }` is not an earlier job of the batch
  * @throws EnqueueReadBackError when a conflicting job cannot be read back
  * @throws Error when the database returned rows that do not match the jobs (a foreign table)
  */
@@ -109,10 +158,48 @@ export function* enqueuePlan<Row extends ReturnedRow>(
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
   const missing: Array<{ index: number; kind: string; key: string }> = [];
+  // Keyed jobs that conflicted are read back before a later job refers to them by index.
+  function* readBack(): Generator<SqlQuery, void, readonly Row[]> {
+    const existing = new Map<string, Row>();
+    for (let start = 0; start < missing.length; start += MAX_KEYS_PER_READ) {
+      const keys = missing
+        .slice(start, start + MAX_KEYS_PER_READ)
+        .map(({ kind, key }) => [kind, key] as const);
+      for (const row of yield readBackQuery(dialect, keys, returning))
+        existing.set(keyOf(row.kind, row.ikey ?? ''), row);
+    }
+    for (const { index, kind, key } of missing) {
+      const row = existing.get(keyOf(kind, key));
+      if (row === undefined) throw new EnqueueReadBackError(kind, key);
+      results[index] = { row, created: false };
+    }
+    missing.length = 0;
+  }
   for (const { start, end } of chunks(dialect, jobs)) {
     const slice = jobs.slice(start, end);
-    const insert =
-      dialect === 'postgres' ? pgInsertJobs(slice, returning) : sqliteInsertJobs(slice, returning);
+    const first = slice[0] as EnqueueRow;
+    let insert: SqlQuery;
+    let dependencies: number[] = [];
+    let waiting = false;
+    if (hasDependencies(first)) {
+      if (missing.length > 0) yield* readBack();
+      const ids = results.map((result) => (result === undefined ? undefined : Number(result.row.id)));
+      dependencies = resolveDependencies(first, start, ids);
+      const found = (yield lockDependencies(dialect, dependencies)) as unknown as DependencyStatusRow[];
+      const known = new Set(found.map((row) => Number(row.id)));
+      const unknown = dependencies.filter((id) => !known.has(id));
+      if (unknown.length > 0) {
+        throw new NudgeError(
+          'DEPENDENCY_NOT_FOUND',
+          `${jobs.length > 1 ? `/jobs/${start}/dependsOn` : '/dependsOn'} names job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which do${unknown.length > 1 ? '' : 'es'} not exist: depend only on jobs that exist (or were not deleted by retention)`,
+        );
+      }
+      const begin = dependentStart(found, first.onDependencyFailure ?? 'cancel');
+      waiting = begin.status === 'WAITING';
+      insert = insertDependentJob(dialect, first, dependencies, begin, returning);
+    } else {
+      insert = dialect === 'postgres' ? pgInsertJobs(slice, returning) : sqliteInsertJobs(slice, returning);
+    }
     const rows = [...(yield insert)].sort((a, b) => Number(a.id) - Number(b.id));
     let next = 0;
     for (let index = start; index < end; index += 1) {
@@ -122,6 +209,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       if (row && row.kind === job.kind && (row.ikey ?? undefined) === key) {
         results[index] = { row, created: true };
         next += 1;
+        if (waiting) yield insertDependencyEdges(dialect, Number(row.id), dependencies);
       } else if (key !== undefined) {
         missing.push({ index, kind: job.kind, key });
       } else {
@@ -129,16 +217,6 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       }
     }
   }
-  const existing = new Map<string, Row>();
-  for (let start = 0; start < missing.length; start += MAX_KEYS_PER_READ) {
-    const keys = missing.slice(start, start + MAX_KEYS_PER_READ).map(({ kind, key }) => [kind, key] as const);
-    for (const row of yield readBackQuery(dialect, keys, returning))
-      existing.set(keyOf(row.kind, row.ikey ?? ''), row);
-  }
-  for (const { index, kind, key } of missing) {
-    const row = existing.get(keyOf(kind, key));
-    if (row === undefined) throw new EnqueueReadBackError(kind, key);
-    results[index] = { row, created: false };
-  }
+  yield* readBack();
   return results as Array<PlannedJob<Row>>;
 }

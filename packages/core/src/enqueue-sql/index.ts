@@ -8,3 +8,4 @@ export * from './pg-insert-jobs.js';
 export * from './sqlite-insert-jobs.js';
 export * from './enqueue-plan.js';
 export * from './spelt-insert.js';
+export * from './dependency-sql.js';

@@ -1,4 +1,12 @@
-import type { BackoffOptions, ExecutionClass, JobOptions, JsonValue } from '@nudge/core';
+import type { BackoffOptions, ExecutionClass, JobOptions, JobStatus, JsonValue } from '@nudge/core';
+
+/** A dependency of the running job as its handler reads it (`ctx.dependencies`). */
+export interface JobDependency {
+  /** Its status when this attempt was claimed: `SUCCEEDED`, `FAILED` or `CANCELLED`. */
+  readonly status: JobStatus;
+  /** Its handler's return value when it `SUCCEEDED`, else `null`. */
+  readonly result: JsonValue | null;
+}
 
 /** What a handler receives besides its payload. */
 export interface HandlerContext {
@@ -21,6 +29,14 @@ export interface HandlerContext {
    * terminated (and, for an `async` kind, the other jobs on that thread are given back uncharged).
    */
   readonly signal: AbortSignal;
+  /**
+   * The outcome of each job this one depended on (`dependsOn`), by id: `ctx.dependencies[id]` is
+   * `{ status, result }`, read when the attempt was claimed. Every dependency had finished by then
+   * (its status is `SUCCEEDED`, or, with `onDependencyFailure: 'run'`, maybe `FAILED` or
+   * `CANCELLED`); one deleted by retention in between is absent. An empty object for a job
+   * without dependencies.
+   */
+  readonly dependencies: Readonly<Record<number, JobDependency>>;
   /**
    * Reports how far the attempt got: a number from 0 to 100 (a percentage), or a JSON object of
    * at most `MAX_PROGRESS_BYTES` (4 KiB) of JSON whose optional `percent` is such a number, e.g.
@@ -56,9 +72,10 @@ export type ProgressValue =
 /**
  * Options of a follow-up job (`ctx.enqueue`): the job options of `@nudge/core`, with the same
  * limits as every other enqueue path; omitted ones take the enqueue defaults. A `delayMs` counts
- * from the database's now when the completion is written.
+ * from the database's now when the completion is written. `dependsOn` and `onDependencyFailure`
+ * are refused (`INVALID_REQUEST`): flows of dependent jobs are enqueued by producers.
  */
-export type FollowUpOptions = JobOptions;
+export type FollowUpOptions = Omit<JobOptions, 'dependsOn' | 'onDependencyFailure'>;
 
 /**
  * A job handler: takes the job's payload, returns a JSON value stored as the job's `result`.

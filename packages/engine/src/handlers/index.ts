@@ -7,6 +7,7 @@ export type {
   HandlerContext,
   HandlerDefinition,
   HandlerExport,
+  JobDependency,
   JsonSchema,
   KindDeclaration,
   KindInfo,

@@ -9,7 +9,7 @@ import {
 } from '@nudge/core';
 import { AttemptStatus } from './attempt-status.js';
 import { followUpOf, type FollowUpWire } from './follow-up.js';
-import type { HandlerContext } from '../handlers/handler.js';
+import type { HandlerContext, JobDependency } from '../handlers/handler.js';
 import type { LoadedKind } from './handler-module.js';
 import { progressJsonOf } from './progress-value.js';
 import type { AttemptResult, FromThread, JobTuple, LeaseTuple, ProgressTuple } from './thread-messages.js';
@@ -216,6 +216,7 @@ export class AttemptRunner {
         get signal() {
           return signalOf();
         },
+        dependencies: dependenciesOf(job[5]),
         progress: (value) => this.#reportProgress(entry, value),
         enqueue: (followUpKind, followUpPayload, options) =>
           this.#recordFollowUp(entry, followUpKind, followUpPayload, options),
@@ -266,4 +267,12 @@ export class AttemptRunner {
       entry.followUps ?? null,
     ];
   }
+}
+
+const NO_DEPENDENCIES: Readonly<Record<number, JobDependency>> = Object.freeze({});
+
+/** `ctx.dependencies` from a job tuple's `dependenciesJson`, frozen. */
+function dependenciesOf(json: string | undefined): Readonly<Record<number, JobDependency>> {
+  if (json === undefined) return NO_DEPENDENCIES;
+  return Object.freeze(JSON.parse(json) as Record<number, JobDependency>);
 }

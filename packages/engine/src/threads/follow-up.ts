@@ -24,6 +24,16 @@ export function followUpOf(kind: unknown, payload: unknown, options: unknown): F
       throw new NudgeError('INVALID_REQUEST', `/${field} is an argument of ctx.enqueue, not an option`);
     }
   }
+  // A follow-up is inserted inside the completion's statement, where a dependency that does not
+  // exist could only fail the completion itself: flows are enqueued by producers instead.
+  for (const field of ['dependsOn', 'onDependencyFailure'] as const) {
+    if (o[field] !== undefined) {
+      throw new NudgeError(
+        'INVALID_REQUEST',
+        `/${field} is not taken by ctx.enqueue: enqueue a flow of dependent jobs with POST /jobs/batch or the client's enqueueMany`,
+      );
+    }
+  }
   const job = { kind, ...(payload === undefined ? {} : { payload }), ...o };
   validateJobInput(job);
   const input = job as JobInput<string, unknown>;

@@ -5,7 +5,14 @@ import type { ExecutionClass, Logger } from '@nudge/core';
 import type { ClaimedJob, JobLease } from '@nudge/store';
 import type { ExecutionPool, ExecutionPoolListener, LostAttempt } from './execution-pool.js';
 import type { PiscinaThreadData } from './piscina-thread-data.js';
-import type { AbortMessage, AttemptResult, FromThread, JobTuple, ProgressTuple } from './thread-messages.js';
+import {
+  jobTuple,
+  type AbortMessage,
+  type AttemptResult,
+  type FromThread,
+  type JobTuple,
+  type ProgressTuple,
+} from './thread-messages.js';
 
 const ENTRY = new URL('./piscina-entry.js', import.meta.url).href;
 
@@ -229,7 +236,7 @@ export class PiscinaPool implements ExecutionPool {
   #run(group: Group, job: ClaimedJob): void {
     const task: Task = { version: job.version, group, controller: new AbortController(), terminated: false };
     this.#tasks.set(job.id, task);
-    const tuple: JobTuple = [job.id, job.version, job.kind, job.attempt, job.payloadJson];
+    const tuple: JobTuple = jobTuple(job);
     group.piscina.run(tuple, { signal: task.controller.signal }).then(
       (result) => {
         if (!this.#end(job.id, task) || !result) return;

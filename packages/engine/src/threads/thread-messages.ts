@@ -17,10 +17,25 @@ export interface ThreadData {
 }
 
 /**
- * A job on the wire: `[id, version, kind, attempt, payloadJson]`. Batches travel as one JSON
- * string: copying a string between threads costs far less than cloning many small objects.
+ * A job on the wire: `[id, version, kind, attempt, payloadJson, dependenciesJson?]`
+ * (`dependenciesJson` only for a job with dependencies: see `ClaimedJob`). Batches travel as one
+ * JSON string: copying a string between threads costs far less than cloning many small objects.
  */
-export type JobTuple = [id: number, version: number, kind: string, attempt: number, payloadJson: string];
+export type JobTuple = [
+  id: number,
+  version: number,
+  kind: string,
+  attempt: number,
+  payloadJson: string,
+  dependenciesJson?: string,
+];
+
+/** The {@link JobTuple} of a claimed job. */
+export function jobTuple(job: ClaimedJob): JobTuple {
+  return job.dependenciesJson === undefined
+    ? [job.id, job.version, job.kind, job.attempt, job.payloadJson]
+    : [job.id, job.version, job.kind, job.attempt, job.payloadJson, job.dependenciesJson];
+}
 
 /** Starts attempts: one message carries every job handed to this thread by one claim. */
 export interface RunMessage {
@@ -80,7 +95,7 @@ export function encodeJobs(jobs: readonly ClaimedJob[]): string {
   const tuples: JobTuple[] = new Array<JobTuple>(jobs.length);
   for (let i = 0; i < jobs.length; i += 1) {
     const job = jobs[i] as ClaimedJob;
-    tuples[i] = [job.id, job.version, job.kind, job.attempt, job.payloadJson];
+    tuples[i] = jobTuple(job);
   }
   return JSON.stringify(tuples);
 }

@@ -156,12 +156,12 @@ kept AS (
          lease_expires_at = ${NOW} + ${pgMs('$3')}
    WHERE j.id = ANY(ARRAY(${kept}))
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
-            extract(epoch FROM ${NOW} - j.run_at) * 1000 AS wait_ms
+            extract(epoch FROM ${NOW} - j.run_at) * 1000 AS wait_ms, j.depends_on
 )`);
   if (limited.length > 0) ctes.push(pgRateLogUpdate(NOW_MS, locked));
   const text = `
 WITH ${ctes.join(',\n')}
-SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms)), '[]')
+SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on)), '[]')
           FROM claimed)::text AS jobs,
        (SELECT coalesce(array_agg(q.name), '{}') FROM nudge_queues AS q
          WHERE NOT q.paused AND ${limitedQueue('q')}

@@ -4,8 +4,11 @@ import type { ClaimGroup, ClaimInput, ClaimedJob } from '../store.js';
 import { buildPgClaim } from './pg-claim-sql.js';
 import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
 
-/** A claimed row as the statement encodes it: `[id, version, kind, queue, attempts, payloadJson, waitMs]`. */
-type ClaimTuple = [number, number, string, string, number, string, number];
+/**
+ * A claimed row as the statement encodes it:
+ * `[id, version, kind, queue, attempts, payloadJson, waitMs, dependsOn]`.
+ */
+type ClaimTuple = [number, number, string, string, number, string, number, number[] | null];
 
 interface ClaimRow {
   jobs: string;
@@ -80,7 +83,16 @@ async function runClaim(
   }
 }
 
-const toClaimedJob = ([id, version, kind, queue, attempt, payloadJson, waitMs]: ClaimTuple): ClaimedJob => ({
+const toClaimedJob = ([
+  id,
+  version,
+  kind,
+  queue,
+  attempt,
+  payloadJson,
+  waitMs,
+  dependsOn,
+]: ClaimTuple): ClaimedJob => ({
   id,
   version,
   kind,
@@ -88,6 +100,7 @@ const toClaimedJob = ([id, version, kind, queue, attempt, payloadJson, waitMs]: 
   payloadJson,
   attempt,
   waitMs: Math.max(0, Number(waitMs)),
+  ...(dependsOn === null ? {} : { dependsOn }),
 });
 
 /** What is left of each group's and capped queue's limit after `jobs` were claimed. */

@@ -37,13 +37,20 @@ async function runPlan(
 }
 
 /**
- * One job: a single statement without a key; with a key, the insert and, when the key existed,
+ * One job: a single statement without a key or dependencies (with dependencies, as
+ * {@link pgEnqueueMany}); with a key, the insert and, when the key existed,
  * a read of the existing job (in READ COMMITTED each statement sees what committed before it, and
  * `ON CONFLICT` waited for a concurrent insert of the same key to commit or roll back). A job
  * deleted between the two is enqueued again, up to {@link KEY_TRIES} times.
  * @throws EnqueueReadBackError when the existing job kept vanishing
  */
 export async function pgEnqueueOne(pool: pg.Pool, input: EnqueueInput): Promise<EnqueuedJob> {
+  // A job with dependencies takes several statements, which must share one transaction.
+  if (input.dependsOn !== undefined && input.dependsOn.length > 0) {
+    const [job] = await pgEnqueueMany(pool, [input]);
+    if (!job) throw new Error('the enqueue plan returned no job');
+    return job;
+  }
   for (let tries = 1; ; tries += 1) {
     try {
       const [job] = await runPlan(pool, [input]);

@@ -1,4 +1,4 @@
-import type { Job, JobStatus, JsonValue } from '@nudge/core';
+import type { DependencyFailureMode, Job, JobStatus, JsonValue } from '@nudge/core';
 import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
 /** A `nudge_jobs` row as node-postgres returns it (int8 parsed to number, jsonb parsed). */
@@ -25,6 +25,10 @@ export interface PgJobRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** The ids the job depends on; `null` when none. */
+  depends_on: number[] | null;
+  on_dependency_failure: DependencyFailureMode | null;
+  has_dependents: boolean;
 }
 
 /** Converts a PostgreSQL row to a {@link Job}. */
@@ -51,6 +55,8 @@ export function pgRowToJob(row: PgJobRow): Job {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    dependsOn: row.depends_on ?? [],
+    onDependencyFailure: row.on_dependency_failure,
   };
 }
 

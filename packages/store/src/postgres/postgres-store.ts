@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { silentLogger, type Job, type JobStatus, type Logger } from '@nudge/core';
+import { silentLogger, type Job, type JsonValue, type JobStatus, type Logger } from '@nudge/core';
 import type {
   FinishedKind,
   PruneInput,
@@ -39,7 +39,9 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import type { DependencyOutcome } from '../read-types.js';
+import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
 import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention.js';
@@ -206,6 +208,8 @@ export class PostgresStore implements Store {
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
+    // A job with dependencies is not due until they finish: it is never claimed by its producer.
+    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
     return pgEnqueueClaimed(await this.#db.main(), input, claim);
   }
 
@@ -216,6 +220,13 @@ export class PostgresStore implements Store {
 
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
     return (await selectJobRows<PgJobRow, PgSchema>(this.#kysely, query)).map(pgRowToJob);
+  }
+
+  async dependencyOutcomes(
+    ids: readonly number[],
+    options: { readonly results: boolean },
+  ): Promise<Map<number, DependencyOutcome>> {
+    return selectDependencyOutcomes(this.#kysely, ids, options.results, (value) => value as JsonValue | null);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
@@ -247,7 +258,8 @@ export class PostgresStore implements Store {
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return pgClaim(await this.#db.main(), input, this.#limitedHint);
+    const jobs = await pgClaim(await this.#db.main(), input, this.#limitedHint);
+    return withDependencyOutcomes(jobs, (ids, options) => this.dependencyOutcomes(ids, options));
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {

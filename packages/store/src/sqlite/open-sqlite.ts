@@ -11,7 +11,9 @@ export interface OpenSqliteOptions {
 /**
  * Opens (creating if needed) a SQLite database file for the queue: WAL so readers never block
  * the writer, a busy timeout so concurrent processes wait instead of failing, and
- * `synchronous = FULL` so a committed job survives a power loss, not only a process crash.
+ * `synchronous = FULL` so a committed job survives a power loss, not only a process crash, and
+ * `recursive_triggers` so the dependency trigger, firing for a job it cancelled, carries the
+ * cancel down a chain of dependent jobs.
  */
 export function openSqlite(filename: string, options: OpenSqliteOptions = {}): Database.Database {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
@@ -20,5 +22,6 @@ export function openSqlite(filename: string, options: OpenSqliteOptions = {}): D
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  db.pragma('recursive_triggers = ON');
   return db;
 }

@@ -131,7 +131,7 @@ UPDATE nudge_jobs
        lease_expires_at = ${sqliteNowPlus('@leaseMs')}
  WHERE id IN (${kept})
 RETURNING id, version, kind, queue, payload, attempts,
-          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms`;
+          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms, depends_on`;
   return { text, params };
 }
 
@@ -143,6 +143,8 @@ interface ClaimRow {
   payload: string;
   attempts: number;
   wait_ms: number;
+  /** JSON text, `null` without dependencies. */
+  depends_on: string | null;
 }
 
 interface LimitsRow {
@@ -225,4 +227,5 @@ const toClaimedJob = (row: ClaimRow): ClaimedJob => ({
   payloadJson: row.payload,
   attempt: row.attempts,
   waitMs: Math.max(0, row.wait_ms),
+  ...(row.depends_on === null ? {} : { dependsOn: JSON.parse(row.depends_on) as number[] }),
 });

@@ -1,5 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
-import type { Job, JobStatus, JsonValue } from '@nudge/core';
+import type { DependencyFailureMode, Job, JobStatus, JsonValue } from '@nudge/core';
 import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
 /** The `nudge_jobs` table for Kysely: times and JSON are text; `Generated` columns have defaults. */
@@ -26,6 +26,11 @@ export interface SqliteJobsTable {
   created_at: Generated<string>;
   started_at: string | null;
   finished_at: string | null;
+  /** JSON text: the ids the job depends on; `null` when none. */
+  depends_on: string | null;
+  on_dependency_failure: DependencyFailureMode | null;
+  /** 1 once some job depended on this one. */
+  has_dependents: Generated<number>;
 }
 
 /** Kysely schema of the SQLite store. */
@@ -71,6 +76,8 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
     createdAt: new Date(row.created_at),
     startedAt: date(row.started_at),
     finishedAt: date(row.finished_at),
+    dependsOn: row.depends_on === null ? [] : (JSON.parse(row.depends_on) as number[]),
+    onDependencyFailure: row.on_dependency_failure,
   };
 }
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { retrySqliteBusy, silentLogger, type SqliteBusyRetryOptions } from '@nudge/core';
-import type { Job, JobStatus, Logger } from '@nudge/core';
+import type { Job, JobStatus, JsonValue, Logger } from '@nudge/core';
 import type {
   FinishedKind,
   PruneInput,
@@ -40,7 +40,9 @@ import type {
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
+import type { DependencyOutcome } from '../read-types.js';
+import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
@@ -183,6 +185,8 @@ export class SqliteStore implements Store {
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
     assertStorableInput(input);
+    // A job with dependencies is not due until they finish: it is never claimed by its producer.
+    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
     return this.#busy(() => this.#hotPath.enqueueClaimed(input, claim));
   }
 
@@ -194,6 +198,17 @@ export class SqliteStore implements Store {
   async listJobs(query: ListJobsQuery): Promise<Job[]> {
     const rows = await this.#busy(() => selectJobRows<SqliteJobRow, SqliteSchema>(this.#kysely, query));
     return rows.map(sqliteRowToJob);
+  }
+
+  async dependencyOutcomes(
+    ids: readonly number[],
+    options: { readonly results: boolean },
+  ): Promise<Map<number, DependencyOutcome>> {
+    return this.#busy(() =>
+      selectDependencyOutcomes(this.#kysely, ids, options.results, (value) =>
+        typeof value === 'string' ? (JSON.parse(value) as JsonValue) : null,
+      ),
+    );
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
@@ -225,7 +240,8 @@ export class SqliteStore implements Store {
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    return this.#busy(() => this.#hotPath.claim(input));
+    const jobs = await this.#busy(() => this.#hotPath.claim(input));
+    return withDependencyOutcomes(jobs, (ids, options) => this.dependencyOutcomes(ids, options));
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {

@@ -1,0 +1,39 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEngine, waitUntil } from '../helpers/index.js';
+
+describeEngine('job dependencies in handlers', (t) => {
+  for (const kind of ['readDependencies', 'asyncReadDependencies']) {
+    it(`${kind}: a job runs after its dependencies and reads their outcomes in ctx.dependencies`, async () => {
+      const engine = await t.engine({ threads: 2 });
+      const jobs = await t.store.enqueueMany([
+        { kind: 'echo', payload: { part: 0 } },
+        { kind: 'echo', payload: { part: 1 } },
+        { kind: 'fail', payload: { message: 'no' }, maxAttempts: 1 },
+        { kind, dependsOn: [{ index: 0 }, { index: 1 }, { index: 2 }], onDependencyFailure: 'run' },
+        { kind },
+      ]);
+      const [p0, p1, failed, merge, plain] = jobs;
+      assert.ok(p0 && p1 && failed && merge && plain);
+      assert.equal(merge.status, 'WAITING');
+      engine.start();
+      const done = await waitUntil(async () => {
+        const job = await t.store.getJob(merge.id);
+        return job?.status === 'SUCCEEDED' ? job : undefined;
+      });
+      const parts = await Promise.all([p0, p1].map((job) => t.store.getJob(job.id)));
+      const result = done.result as { dependencies: Record<string, unknown>; frozen: boolean };
+      assert.deepEqual(result.dependencies, {
+        [p0.id]: { status: 'SUCCEEDED', result: parts[0]?.result },
+        [p1.id]: { status: 'SUCCEEDED', result: parts[1]?.result },
+        [failed.id]: { status: 'FAILED', result: null },
+      });
+      assert.ok(result.frozen);
+      const other = await waitUntil(async () => {
+        const job = await t.store.getJob(plain.id);
+        return job?.status === 'SUCCEEDED' ? job : undefined;
+      });
+      assert.deepEqual(other.result, { dependencies: {}, frozen: true }, 'none without dependencies');
+    });
+  }
+});
