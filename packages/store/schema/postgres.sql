@@ -48,6 +48,7 @@ CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kin
 CREATE INDEX nudge_jobs_leases ON public.nudge_jobs USING btree (lease_expires_at) WHERE (lease_expires_at IS NOT NULL);
 CREATE INDEX nudge_jobs_queue_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHERE (status = 'SCHEDULED'::text);
+CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (finished_at IS NULL);
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
 
