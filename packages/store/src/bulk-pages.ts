@@ -18,16 +18,20 @@ export interface BulkChangedRow {
   readonly claimedBy: string | null;
 }
 
-/** What one page did: the rows it changed, and the cursor after the last row it read. */
+/**
+ * What one page did: the rows it changed, the cursor after the last row it read, and `done` when
+ * no row past that cursor can match (a short page, usually).
+ */
 export interface BulkPage<C> {
   readonly rows: readonly BulkChangedRow[];
   readonly next: C;
+  readonly done: boolean;
 }
 
 /**
  * Runs a bulk command one page at a time: `page(cursor, size)` changes at most `size` rows
  * (≤ {@link BULK_PAGE_SIZE}) past `cursor`, in one statement or transaction, and returns where
- * the next page starts. Stops at a short page (nothing more matched) or once `limit` rows changed.
+ * the next page starts. Stops when a page says it was the last, or once `limit` rows changed.
  * Rows are counted per kind and queue; rows taken from `RUNNING` are kept for their instance.
  */
 export async function runBulkPages<C>(
@@ -43,7 +47,7 @@ export async function runBulkPages<C>(
   for (;;) {
     const size = Math.min(BULK_PAGE_SIZE, (limit ?? Infinity) - changed);
     if (size <= 0) break;
-    const { rows, next } = await page(cursor, size);
+    const { rows, next, done } = await page(cursor, size);
     if (rows.length > 0) pages += 1;
     changed += rows.length;
     for (const row of rows) {
@@ -55,7 +59,7 @@ export async function runBulkPages<C>(
         running.push({ id: row.id, version: row.version, claimedBy: row.claimedBy });
       }
     }
-    if (rows.length < size) break;
+    if (done) break;
     cursor = next;
   }
   const result: BulkCommandGroup[] = [...groups.values()];

@@ -13,7 +13,9 @@ import { pgNow } from './pg-row.js';
  * left alone. FOR UPDATE locks each row and, when another write changed it first (a job that
  * finished meanwhile), checks the filter again on the new row, leaving it out: the guard of the
  * single cancel. The cancel bumps `version` and clears the lease, so a running attempt's late
- * outcome changes nothing and its heartbeat finds the lease gone.
+ * outcome changes nothing and its heartbeat finds the lease gone. The update finds the page's
+ * rows by primary key, from one array (a join of the page to the table may flip to a scan of the
+ * whole table).
  */
 export function pgCancelPageSql(filters: readonly string[]): string {
   return `
@@ -28,10 +30,9 @@ changed AS (
   UPDATE nudge_jobs AS j
      SET status = 'CANCELLED', version = j.version + 1, lease_expires_at = NULL,
          finished_at = ${pgNow('$5')}
-    FROM page AS p
-   WHERE j.id = p.id
-  RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by, p.previous)
-SELECT * FROM changed ORDER BY id`;
+   WHERE j.id = ANY(ARRAY(SELECT id FROM page))
+  RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by)
+SELECT c.*, p.previous FROM changed AS c JOIN page AS p ON p.id = c.id ORDER BY c.id`;
 }
 
 function cancelFilters(filter: CancelJobsFilter): { sql: string[]; values: unknown[] } {
@@ -79,6 +80,7 @@ export async function pgCancelJobs(
         claimedBy: row.claimed_by,
       })),
       next: last ? Number(last.id) : cursor,
+      done: page.rows.length < size,
     };
   });
 }

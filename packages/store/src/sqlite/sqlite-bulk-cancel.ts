@@ -88,6 +88,7 @@ export async function sqliteCancelJobs(
         };
       }),
       next: rows.at(-1)?.id ?? cursor,
+      done: rows.length < size,
     };
   });
   return runBulkPages(0, filter.limit, (cursor, size) => run(() => page.immediate(cursor, size)));

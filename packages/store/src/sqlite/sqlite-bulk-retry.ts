@@ -98,6 +98,7 @@ export async function sqliteRetryJobs(
         claimedBy: row.claimed_by,
       })),
       next: last ? { kind: last.kind, finishedAt: last.finished_at, id: last.id } : cursor,
+      done: rows.length < size,
     };
   });
   return runBulkPages(START, filter.limit, (cursor, size) => run(() => page.immediate(cursor, size)));
