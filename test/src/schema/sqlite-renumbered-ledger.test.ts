@@ -17,13 +17,16 @@ const OLD_LEDGER = `CREATE TABLE IF NOT EXISTS nudge_migrations (
   applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 ) STRICT`;
 
+/** The last file of the renumbered set; files added after the renumbering were never renumbered. */
+const LAST_OLD_FILE = '0008_schedules.sql';
+
 /**
  * The SQLite migrations as they were numbered before the empty 0003_notify_new_jobs existed:
  * the same files (never edited) without it, each later one numbered one lower.
  */
 function oldFileSet(): { version: number; name: string; sql: string }[] {
   return readdirSync(SQLITE_MIGRATIONS)
-    .filter((file) => file.endsWith('.sql') && file !== '0003_notify_new_jobs.sql')
+    .filter((file) => file.endsWith('.sql') && file !== '0003_notify_new_jobs.sql' && file <= LAST_OLD_FILE)
     .sort()
     .map((file, index) => ({
       version: index + 1,
