@@ -28,3 +28,4 @@ export {
   type ListJobsQuery,
   type JobPage,
 } from './nudge-client.js';
+export type { RetryAllFilter, CancelAllFilter } from './bulk-command-filters.js';

@@ -2,6 +2,7 @@ import type { JobStatus, JsonValue } from '@nudge/core';
 import type { JobInput } from './job-input.js';
 import { JobPoller, type WaitOptions } from './job-poller.js';
 import type { EnqueuedJobView, JobView } from './job-view.js';
+import { bulkFilterBody, type CancelAllFilter, type RetryAllFilter } from './bulk-command-filters.js';
 import { nudge, type NudgeOptions, type NudgeOutcome } from './nudge.js';
 import { NudgeApiError, NudgeUnreachableError, type BatchProblem } from './nudge-api-error.js';
 
@@ -217,6 +218,33 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
    */
   retry(id: number): Promise<JobView> {
     return this.#request<JobView>('POST', `/jobs/${id}/retry`);
+  }
+
+  /**
+   * Retries every `FAILED` (or `CANCELLED`) job matching `filter` that finished before the call
+   * (`POST /jobs/retry`): `PENDING` again with fresh attempts, as {@link retry} does for one. The
+   * server works in pages of at most 1,000 jobs per statement.
+   *
+   * @returns how many jobs were retried
+   * @throws NudgeApiError `INVALID_REQUEST` (400) for a bad filter (nothing changed);
+   *   `FORBIDDEN` (403) without the `admin` scope
+   */
+  async retryAll(filter: RetryAllFilter): Promise<number> {
+    return (await this.#request<{ retried: number }>('POST', '/jobs/retry', bulkFilterBody(filter))).retried;
+  }
+
+  /**
+   * Cancels every unfinished job matching `filter` (`POST /jobs/cancel`), as {@link cancel} does
+   * for one: a running attempt is aborted. `{}` cancels every unfinished job. The server works in
+   * pages of at most 1,000 jobs per statement.
+   *
+   * @returns how many jobs were cancelled
+   * @throws NudgeApiError `INVALID_REQUEST` (400) for a bad filter (nothing changed);
+   *   `FORBIDDEN` (403) without the `admin` scope
+   */
+  async cancelAll(filter: CancelAllFilter): Promise<number> {
+    return (await this.#request<{ cancelled: number }>('POST', '/jobs/cancel', bulkFilterBody(filter)))
+      .cancelled;
   }
 
   /** {@link nudge} on this client's server, with its API key and `fetch`; never throws. */

@@ -4,6 +4,8 @@
 
 const REFRESH_MS = 2000;
 const STATUSES = ['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+const RETRYABLE = ['FAILED', 'CANCELLED'];
+const UNFINISHED = ['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING'];
 const KEY_STORAGE = 'nudge.apiKey';
 
 const $ = (selector) => document.querySelector(selector);
@@ -266,6 +268,43 @@ function renderJobs(jobs) {
   $('#jobs tbody').replaceChildren(...rows);
 }
 
+/** The applied filter in words, such as `FAILED jobs of kind "sendEmail" in queue "emails"`. */
+function describeFilter(status) {
+  const parts = [`${status ? `${status} jobs` : 'unfinished jobs (WAITING, SCHEDULED, PENDING and RUNNING)'}`];
+  if (filters.kind) parts.push(`of kind "${filters.kind}"`);
+  if (filters.queue) parts.push(`in queue "${filters.queue}"`);
+  return parts.join(' ');
+}
+
+/** "Retry all" needs a FAILED or CANCELLED filter; "Cancel all" an unfinished status or none. */
+function renderBulkActions() {
+  const status = filters.status ?? '';
+  $('#retry-all').disabled = !RETRYABLE.includes(status);
+  $('#cancel-all').disabled = status !== '' && !UNFINISHED.includes(status);
+}
+
+/** Retries or cancels every job of the applied filter (`POST /jobs/retry`, `/jobs/cancel`), once confirmed. */
+async function bulk(command) {
+  const status = filters.status || undefined;
+  const what = describeFilter(status);
+  const question =
+    command === 'retry' ? `Retry all ${what}? They run again with fresh attempts.` : `Cancel all ${what}?`;
+  if (!window.confirm(question)) return;
+  const body = { kind: filters.kind || undefined, queue: filters.queue || undefined, status };
+  try {
+    const answer = await api(`/jobs/${command}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    $('#bulk-result').textContent =
+      command === 'retry' ? `retried ${answer.retried}` : `cancelled ${answer.cancelled}`;
+    await refresh();
+  } catch (error) {
+    showError(error);
+  }
+}
+
 function showError(error) {
   const box = $('#error');
   box.hidden = !error;
@@ -310,7 +349,11 @@ $('#key-form').addEventListener('submit', (event) => {
 $('#filters').addEventListener('submit', (event) => {
   event.preventDefault();
   filters = Object.fromEntries(new FormData(event.target));
+  renderBulkActions();
   void refresh();
 });
+$('#retry-all').addEventListener('click', () => void bulk('retry'));
+$('#cancel-all').addEventListener('click', () => void bulk('cancel'));
+renderBulkActions();
 void refresh();
 setInterval(() => void refresh(), REFRESH_MS);

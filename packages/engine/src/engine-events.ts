@@ -51,6 +51,15 @@ export interface EngineEvents {
   'job:cancelled': JobLease;
   /** A cancel or retry through this engine (`Engine.cancel`, `Engine.retry`) changed a job. */
   'command:done': { command: 'cancel' | 'retry'; id: number; kind: string; queue: string };
+  /**
+   * A bulk cancel or retry through this engine (`Engine.cancelMany`, `Engine.retryMany`) changed
+   * `changed` jobs, counted per kind and queue in `groups`.
+   */
+  'bulk-command:done': {
+    command: 'cancel' | 'retry';
+    changed: number;
+    groups: readonly { kind: string; queue: string; changed: number }[];
+  };
   /** Progress values were written: `sent` in one statement, `written` of them still held their lease. */
   'progress:written': { sent: number; written: number };
   /**

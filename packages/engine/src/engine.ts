@@ -1,6 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { BackoffOptions, ExecutionClass } from '@nudge/core';
-import type { EnqueuedJob, EnqueueInput, JobCommandResult } from '@nudge/store';
+import type {
+  BulkCommandResult,
+  CancelJobsFilter,
+  EnqueuedJob,
+  EnqueueInput,
+  JobCommandResult,
+  RetryJobsFilter,
+} from '@nudge/store';
 import type { SafetyPoll } from './safety-poll.js';
 import { selfClaimEnqueue } from './self-claim-enqueue.js';
 import type { Claimer } from './claimer.js';
@@ -264,14 +271,50 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
       result.previous === 'RUNNING' &&
       result.job.claimedBy === this.options.workerId
     ) {
-      // The cancel bumped the version by one: the attempt ran under the one before.
-      const lease = { id, version: result.job.version - 1 };
-      for (const aborted of this.#executor.loseLeases([lease], new Set([id]))) {
-        this.options.logger.info(jobLogFields(aborted), 'job cancelled: aborting the attempt');
-        this.emit('job:cancelled', { id: aborted.id, version: aborted.version });
-      }
+      this.#abortCancelled([{ id, version: result.job.version }]);
     }
     return result;
+  }
+
+  /**
+   * Cancels every job of `filter` (see `Store.cancelJobs`), a page at a time. As {@link cancel}
+   * does for one job, a running attempt of one of them on this instance is aborted at once; one on
+   * another instance is aborted by that instance's next heartbeat.
+   * @throws NudgeError `INVALID_REQUEST` for an invalid filter, before any job changes
+   */
+  async cancelMany(filter: CancelJobsFilter): Promise<BulkCommandResult> {
+    const result = await this.options.store.cancelJobs(filter);
+    if (result.changed > 0) {
+      this.emit('bulk-command:done', { command: 'cancel', changed: result.changed, groups: result.groups });
+    }
+    this.#abortCancelled(result.running.filter((job) => job.claimedBy === this.options.workerId));
+    return result;
+  }
+
+  /**
+   * Retries every failed or cancelled job of `filter` (see `Store.retryJobs`), a page at a time,
+   * and asks for a claim.
+   * @throws NudgeError `INVALID_REQUEST` for an invalid filter, before any job changes
+   */
+  async retryMany(filter: RetryJobsFilter): Promise<BulkCommandResult> {
+    const result = await this.options.store.retryJobs(filter);
+    if (result.changed > 0) {
+      this.emit('bulk-command:done', { command: 'retry', changed: result.changed, groups: result.groups });
+      this.requestClaim();
+    }
+    return result;
+  }
+
+  /** Aborts this instance's attempts of jobs just cancelled (`version`: the version after the cancel). */
+  #abortCancelled(jobs: readonly { id: number; version: number }[]): void {
+    if (jobs.length === 0) return;
+    // The cancel bumped the version by one: the attempt ran under the one before.
+    const leases = jobs.map(({ id, version }) => ({ id, version: version - 1 }));
+    const ids = new Set(jobs.map(({ id }) => id));
+    for (const aborted of this.#executor.loseLeases(leases, ids)) {
+      this.options.logger.info(jobLogFields(aborted), 'job cancelled: aborting the attempt');
+      this.emit('job:cancelled', { id: aborted.id, version: aborted.version });
+    }
   }
 
   /** Retries a failed or cancelled job (see `Store.retryJob`) and asks for a claim. */

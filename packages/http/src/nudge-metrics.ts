@@ -246,6 +246,10 @@ export class NudgeMetrics {
     this.#on(engine, 'command:done', ({ command, kind, queue }) =>
       (command === 'cancel' ? cancelled : retriedByCommand).of(kind, queue).inc(),
     );
+    this.#on(engine, 'bulk-command:done', ({ command, groups }) => {
+      const counter = command === 'cancel' ? cancelled : retriedByCommand;
+      for (const { kind, queue, changed } of groups) counter.of(kind, queue).inc(changed);
+    });
     this.#on(engine, 'sweep:done', ({ recovered: jobs }) => {
       sweeps.inc();
       for (const { kind, queue, failed: lost } of jobs) {

@@ -6,6 +6,7 @@ import { healthRoutes } from './health-routes.js';
 import { operatorRoutes } from './operator-routes.js';
 import { jobBatchRoute } from './job-batch-route.js';
 import { jobCommandRoutes } from './job-command-routes.js';
+import { jobBulkCommandRoutes } from './job-bulk-command-routes.js';
 import { jobListRoute } from './job-list-route.js';
 import { queueRoutes } from './queue-routes.js';
 import { jobRoutes } from './job-routes.js';
@@ -34,7 +35,8 @@ export interface NudgeRoutesOptions {
 
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
- * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `GET /queues`,
+ * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `POST /jobs/cancel`,
+ * `POST /jobs/retry`, `GET /queues`,
  * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `GET /activity`, `GET /instances`,
  * `GET /stats`, `POST /nudge`, `GET /metrics` (given `metrics`), `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
  * shutting the engine and the store down in order is the caller's job.
@@ -50,6 +52,7 @@ export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async 
   await app.register(jobBatchRoute, { store, engine, metrics });
   await app.register(jobListRoute, { store });
   await app.register(jobCommandRoutes, { engine });
+  await app.register(jobBulkCommandRoutes, { engine });
   await app.register(activityRoute, { store });
   await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });
   await app.register(operatorRoutes, { store, instanceLiveWithinMs });

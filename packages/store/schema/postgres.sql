@@ -62,6 +62,7 @@ CREATE INDEX nudge_jobs_leases ON public.nudge_jobs USING btree (lease_expires_a
 CREATE INDEX nudge_jobs_queue_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX nudge_jobs_running ON public.nudge_jobs USING btree (queue, concurrency_key) WHERE (status = 'RUNNING'::text);
 CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHERE (status = 'SCHEDULED'::text);
+CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (finished_at IS NULL);
 CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();

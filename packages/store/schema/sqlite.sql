@@ -95,6 +95,8 @@ END;
 
 CREATE INDEX nudge_jobs_scheduled ON nudge_jobs (run_at) WHERE status = 'SCHEDULED';
 
+CREATE INDEX nudge_jobs_unfinished ON nudge_jobs (id) WHERE finished_at IS NULL;
+
 CREATE TABLE nudge_migrations (
   version    INTEGER PRIMARY KEY,
   name       TEXT NOT NULL,

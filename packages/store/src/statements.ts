@@ -4,3 +4,7 @@ export { buildPgClaim } from './postgres/pg-claim-sql.js';
 export { buildSqliteClaim } from './sqlite/sqlite-claim.js';
 export { PG_FINISHED_KINDS, PG_PRUNE_FINISHED } from './postgres/pg-retention.js';
 export { SQLITE_FINISHED_KINDS, SQLITE_PRUNE_FINISHED } from './sqlite/sqlite-retention.js';
+export { pgRetryPageSql } from './postgres/pg-bulk-retry.js';
+export { pgCancelPageSql } from './postgres/pg-bulk-cancel.js';
+export { sqliteRetryPageSql } from './sqlite/sqlite-bulk-retry.js';
+export { sqliteCancelPageSql } from './sqlite/sqlite-bulk-cancel.js';

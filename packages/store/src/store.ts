@@ -20,6 +20,7 @@ import type {
   QueueLimitsPatch,
   QueueState,
 } from './read-types.js';
+import type { BulkCommandResult, CancelJobsFilter, RetryJobsFilter } from './bulk-command-types.js';
 import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance-types.js';
 import type { StatsInput, StoreStats } from './stats-types.js';
 import type { FinishedKind, PruneInput } from './retention-types.js';
@@ -30,6 +31,7 @@ export type * from './claim-types.js';
 export type * from './outcome-types.js';
 export type * from './maintenance-types.js';
 export type * from './read-types.js';
+export * from './bulk-command-types.js';
 export type * from './instance-types.js';
 export type * from './stats-types.js';
 export type * from './retention-types.js';
@@ -146,6 +148,29 @@ export interface Store {
    * a `conflict`.
    */
   retryJob(id: number, now?: Date): Promise<JobCommandResult>;
+  /**
+   * Retries every job that {@link retryJob} would, of `filter.status` (`FAILED` or `CANCELLED`)
+   * and the other filters, that finished before the call started (a job that finishes while it
+   * runs, one this call retried included, is left alone). Works in pages of at most
+   * {@link BULK_PAGE_SIZE} jobs, each its own statement, walking the finished index so that no
+   * job is read twice; stops after `filter.limit` jobs. Each page changes each row exactly as
+   * {@link retryJob} does.
+   * @throws NudgeError `INVALID_REQUEST` for a status that cannot be retried, a limit that is not
+   * a whole number ≥ 1 or an invalid date, before any row is read
+   */
+  retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult>;
+  /**
+   * Cancels every job that {@link cancelJob} would, in `filter.statuses` (default: every status a
+   * job can be cancelled from) and the other filters, among the jobs that existed when the call
+   * started. Works in pages of at most {@link BULK_PAGE_SIZE} jobs, each its own statement,
+   * walking the unfinished jobs by id so that no job is read twice; stops after `filter.limit`
+   * jobs. Each page changes each row exactly as {@link cancelJob} does; a job that finished
+   * meanwhile is left alone. `running` lists the jobs taken from `RUNNING`, whose instances abort
+   * the attempts.
+   * @throws NudgeError `INVALID_REQUEST` for a status that cannot be cancelled, a limit that is
+   * not a whole number ≥ 1 or an invalid date, before any row is read
+   */
+  cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult>;
   /** Pauses (no instance claims its jobs from the next claim on) or resumes a queue. */
   setQueuePaused(name: string, paused: boolean): Promise<QueueState>;
   /**

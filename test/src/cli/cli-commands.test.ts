@@ -132,6 +132,77 @@ for (const dialect of DIALECTS) {
       assert.equal((await nudge('retry', id)).code, 1);
     });
 
+    it('cancel and retry with filters act on every matching job and print the count', async () => {
+      await store.enqueueMany([
+        { kind: 'bulk', queue: 'bulkq' },
+        { kind: 'bulk', queue: 'bulkq' },
+        { kind: 'bulk-other', queue: 'bulkq' },
+      ]);
+      const cancelled = await nudge('cancel', '--queue', 'bulkq', '--status', 'pending,scheduled');
+      assert.equal(cancelled.stderr, '');
+      assert.equal(cancelled.stdout, 'cancelled 3 jobs\n');
+      assert.equal((await store.listJobs({ queue: 'bulkq', status: 'CANCELLED', limit: 10 })).length, 3);
+      const retried = await nudge('retry', '--status', 'cancelled', '--kind', 'bulk', '--queue', 'bulkq');
+      assert.equal(
+        retried.stdout,
+        'retried 2 jobs; a running service claims them within one poll interval\n',
+      );
+      assert.deepEqual(jsonOf(await nudge('retry', '--status', 'CANCELLED', '--queue', 'bulkq', '--json')), {
+        retried: 1,
+      });
+      assert.deepEqual(jsonOf(await nudge('cancel', '--queue', 'bulkq', '--limit', '2', '--json')), {
+        cancelled: 2,
+      });
+      assert.equal((await store.listJobs({ queue: 'bulkq', status: 'PENDING', limit: 10 })).length, 1);
+      // The later cases count the jobs and queues of the cases before this one.
+      await rawQuery(db, "DELETE FROM nudge_jobs WHERE queue = 'bulkq'");
+    });
+
+    it('cancel and retry refuse an id with filters, neither, and bad filters, changing nothing', async () => {
+      const before = await store.countByStatus();
+      const refusals: [string[], RegExp][] = [
+        [
+          ['cancel', '7', '--queue', 'bulkq'],
+          /^nudge: give a job id or filters, not both \(got 7 and --queue\)/,
+        ],
+        [
+          ['cancel'],
+          /^nudge: give a job id, or filters for every matching job: nudge cancel <id>, or nudge cancel --queue emails\n$/,
+        ],
+        [
+          ['retry', '--kind', 'bulk'],
+          /^nudge: say which jobs to retry with --status FAILED or --status CANCELLED/,
+        ],
+        [['retry', '--status', 'RUNNING'], /--status.*must be one of FAILED, CANCELLED/],
+        [
+          ['cancel', '--status', 'PENDING,DONE'],
+          /--status.*must be one or more of SCHEDULED, PENDING, RUNNING/,
+        ],
+        [['cancel', '--queue', 'bulkq', '--limit', '0'], /--limit.*must be a whole number/],
+        [['cancel', '--created-after', 'today'], /--created-after.*must be a date-time/],
+        [
+          [
+            'retry',
+            '--status',
+            'FAILED',
+            '--finished-after',
+            '2030-01-02T00:00:00Z',
+            '--finished-before',
+            '2030-01-01T00:00:00Z',
+          ],
+          /^nudge: INVALID_REQUEST: finishedAfter must be earlier than finishedBefore/,
+        ],
+      ];
+      for (const [args, message] of refusals) {
+        const run = await nudge(...args);
+        assert.notEqual(run.code, 0, args.join(' '));
+        assert.match(run.stderr, message, args.join(' '));
+        assert.equal(run.stderr.trimEnd().split('\n').length, 1, `one line: ${run.stderr}`);
+        assert.equal(run.stdout, '');
+      }
+      assert.deepEqual(await store.countByStatus(), before);
+    });
+
     it('sweep recovers an expired lease and prints the counts', async () => {
       const [claimed] = await store.claim({
         workerId: 'gone',

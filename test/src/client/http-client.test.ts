@@ -127,6 +127,35 @@ describe('HTTP client against a nudge server', () => {
     await assert.rejects(client.cancel(999_999), { status: 404, code: 'JOB_NOT_FOUND' });
   });
 
+  test('retryAll and cancelAll answer the counts; a bad filter is a NudgeApiError INVALID_REQUEST', async () => {
+    const client = createClient<Payloads>({ baseUrl: server.url });
+    const at = new Date(Date.now() + 3_600_000);
+    const later = await client.enqueueMany([
+      { kind: 'noop', payload: {}, queue: 'bulk-client', runAt: at },
+      { kind: 'noop', payload: {}, queue: 'bulk-client', runAt: at },
+    ]);
+    assert.equal(await client.cancelAll({ queue: 'bulk-client', status: ['SCHEDULED'] }), 2);
+    assert.equal(await client.cancelAll({ queue: 'bulk-client' }), 0);
+    assert.equal(
+      await client.retryAll({
+        status: 'CANCELLED',
+        queue: 'bulk-client',
+        finishedBefore: new Date(Date.now() + 60_000),
+      }),
+      2,
+    );
+    const done = await client.waitFor(
+      later.map((job) => job.id),
+      { timeoutMs: 15_000, intervalMs: 20 },
+    );
+    assert.deepEqual(
+      done.map((job) => job.status),
+      ['SUCCEEDED', 'SUCCEEDED'],
+    );
+    await assert.rejects(client.retryAll({ status: 'RUNNING' }), { status: 400, code: 'INVALID_REQUEST' });
+    await assert.rejects(client.cancelAll({ limit: 0 }), { status: 400, code: 'INVALID_REQUEST' });
+  });
+
   test('list filters by queue', async () => {
     const client = createClient<Payloads>({ baseUrl: server.url });
     const job = await client.enqueue({ kind: 'noop', payload: {}, queue: 'listed' });

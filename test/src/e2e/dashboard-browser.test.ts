@@ -1,6 +1,7 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by
-// playwright-core. Jobs run on a real service; the page must show their counts, and a click on
-// Retry of a failed job must make it succeed. The screenshot goes to test/output/.
+// playwright-core. Jobs run on a real service; the page must show their counts, a click on Retry
+// of a failed job must make it succeed, and Cancel all / Retry all must act on the filter once
+// confirmed. The screenshot goes to test/output/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,7 +67,7 @@ describe(
       rmSync(okFile, { force: true });
     });
 
-    it('shows the counts, and Retry makes a failed job succeed', async () => {
+    it('shows the counts, Retry makes a failed job succeed, and Cancel all / Retry all act on the filter', async () => {
       const { store } = server;
       const done = await store.enqueueMany(Array.from({ length: 3 }, () => ({ kind: 'noop' })));
       const failing = await store.enqueue({ kind: 'failUntilFixed', payload: { okFile }, maxAttempts: 1 });
@@ -106,6 +107,68 @@ describe(
         async () => ((await count('SUCCEEDED').textContent()) === '4' ? true : undefined),
         10_000,
       );
+
+      // Cancel all, then retry all, for the filter: each asks first, naming the filter.
+      const later = new Date((await store.now()).getTime() + 3_600_000);
+      const parked = await store.enqueueMany(
+        Array.from({ length: 3 }, () => ({ kind: 'noop', queue: 'parked', runAt: later })),
+      );
+      const statusesOf = async () =>
+        Promise.all(parked.map(async (job) => (await store.getJob(job.id))?.status));
+      await page.locator('#filters input[name="queue"]').fill('parked');
+      await page.locator('#filters button[type="submit"]').click();
+      const dialogs: string[] = [];
+      let accept = false;
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void (accept ? dialog.accept() : dialog.dismiss());
+      });
+      assert.equal(
+        await page.locator('#retry-all').isDisabled(),
+        true,
+        'retry all needs FAILED or CANCELLED',
+      );
+      await page.locator('#cancel-all').click();
+      await waitUntil(async () => (dialogs.length === 1 ? true : undefined), 10_000);
+      assert.equal(
+        dialogs[0],
+        'Cancel all unfinished jobs (WAITING, SCHEDULED, PENDING and RUNNING) in queue "parked"?',
+      );
+      assert.deepEqual(
+        await statusesOf(),
+        ['SCHEDULED', 'SCHEDULED', 'SCHEDULED'],
+        'dismissed: nothing changed',
+      );
+      accept = true;
+      await page.locator('#cancel-all').click();
+      await waitUntil(
+        async () => ((await page.locator('#bulk-result').textContent()) === 'cancelled 3' ? true : undefined),
+        15_000,
+      );
+      assert.deepEqual(await statusesOf(), ['CANCELLED', 'CANCELLED', 'CANCELLED']);
+      await page.locator('#filters select[name="status"]').selectOption('CANCELLED');
+      await page.locator('#filters button[type="submit"]').click();
+      assert.equal(
+        await page.locator('#cancel-all').isDisabled(),
+        true,
+        'nothing to cancel among CANCELLED jobs',
+      );
+      await page.locator('#retry-all').click();
+      await waitUntil(
+        async () => ((await page.locator('#bulk-result').textContent()) === 'retried 3' ? true : undefined),
+        15_000,
+      );
+      assert.equal(
+        dialogs[2],
+        'Retry all CANCELLED jobs in queue "parked"? They run again with fresh attempts.',
+      );
+      await waitUntil(
+        async () => ((await statusesOf()).every((status) => status === 'SUCCEEDED') ? true : undefined),
+        15_000,
+        100,
+        'the retried jobs to succeed',
+      );
+
       mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       assert.ok(existsSync(SCREENSHOT));

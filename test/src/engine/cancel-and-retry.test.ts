@@ -131,4 +131,51 @@ describeEngine('engine: cancel and retry', (t) => {
     assert.equal(stored?.attempts, 1, 'the retry had an attempt of its own');
     assert.equal(stored?.status, 'FAILED');
   });
+
+  it('a bulk cancel aborts the running attempts on this instance at once, as the single cancel does', async () => {
+    const engine = await t.engine();
+    engine.start();
+    const started = waitForEvent(
+      engine,
+      'job:started',
+      ({ job: s }: { job: { kind: string } }) => s.kind === 'hold',
+    );
+    const job = await t.store.enqueue({ kind: 'hold', payload: { releaseFile: t.scratch.releaseFile } });
+    await started;
+    const cancelled = waitForEvent<JobLease>(engine, 'job:cancelled');
+    const done = waitForEvent(engine, 'bulk-command:done');
+    const result = await engine.cancelMany({ statuses: ['RUNNING'], kind: 'hold' });
+    assert.equal(result.changed, 1);
+    assert.deepEqual(await done, {
+      command: 'cancel',
+      changed: 1,
+      groups: [{ kind: 'hold', queue: 'default', changed: 1 }],
+    });
+    assert.equal((await cancelled).id, job.id);
+    const stored = await t.store.getJob(job.id);
+    assert.equal(stored?.status, 'CANCELLED');
+    assert.equal(stored?.lastError, null, "the aborted attempt's failure is not written");
+  });
+
+  it('a bulk retry runs the failed jobs again with fresh attempts', async () => {
+    const engine = await t.engine();
+    engine.start();
+    const jobs = await t.store.enqueueMany(
+      [1, 2, 3].map(() => ({ kind: 'fail', maxAttempts: 1, payload: { message: 'boom' } })),
+    );
+    const failedOnce = new Set<number>();
+    await waitForEvent(engine, 'job:failed', (f: { id: number; status: string }) => {
+      if (f.status === 'FAILED') failedOnce.add(f.id);
+      return failedOnce.size === 3;
+    });
+    const failedTwice = new Set<number>();
+    const again = waitForEvent(engine, 'job:failed', (f: { id: number; status: string }) => {
+      if (f.status === 'FAILED') failedTwice.add(f.id);
+      return failedTwice.size === 3;
+    });
+    const result = await engine.retryMany({ status: 'FAILED', kind: 'fail' });
+    assert.equal(result.changed, 3);
+    await again;
+    for (const job of jobs) assert.equal((await t.store.getJob(job.id))?.attempts, 1);
+  });
 });

@@ -22,7 +22,7 @@ const WITH: Record<ApiScope, string> = { enqueue: ENQUEUER, read: READER, admin:
 
 /**
  * What each route needs, written out here rather than read from `routeAccess` (the function under
- * test): moving cancel, retry or a queue's pause out of `admin` fails this test, and so does a
+ * test): moving cancel, retry (one job or in bulk) or a queue's pause out of `admin` fails this test, and so does a
  * route added without a line here.
  */
 const ACCESS: Readonly<Record<string, RouteAccess>> = {
@@ -47,6 +47,8 @@ const ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /docs/static/swagger-initializer.js': 'read',
   'POST /jobs/:id/cancel': 'admin',
   'POST /jobs/:id/retry': 'admin',
+  'POST /jobs/cancel': 'admin',
+  'POST /jobs/retry': 'admin',
   'POST /queues/:name/pause': 'admin',
   'POST /queues/:name/resume': 'admin',
   'PATCH /queues/:name': 'admin',
@@ -67,7 +69,11 @@ function requestFor(method: string, url: string) {
       ? { kind: 'echo' }
       : url === '/jobs/batch'
         ? { jobs: [{ kind: 'echo' }] }
-        : undefined;
+        : url === '/jobs/retry'
+          ? { status: 'FAILED', kind: 'nothing-here' }
+          : url === '/jobs/cancel'
+            ? { kind: 'nothing-here' }
+            : undefined;
   return { method: method as 'GET' | 'POST', url: path, ...(payload ? { payload } : {}) };
 }
 

@@ -1,4 +1,11 @@
-import { createStore, type Dialect, type EnqueueInput, type Store } from '@nudge/store';
+import {
+  createStore,
+  type CancelJobsFilter,
+  type Dialect,
+  type EnqueueInput,
+  type RetryJobsFilter,
+  type Store,
+} from '@nudge/store';
 import { createTestDatabase } from '@nudge/test-databases';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type ApiKey, type NudgeHttpApp } from '@nudge/http';
 
@@ -53,6 +60,8 @@ export async function createTestApp(
     },
     cancel: (id: number) => store.cancelJob(id),
     retry: (id: number) => store.retryJob(id),
+    cancelMany: (filter: CancelJobsFilter) => store.cancelJobs(filter),
+    retryMany: (filter: RetryJobsFilter) => store.retryJobs(filter),
     prepareEnqueue: (input: EnqueueInput) => input,
   };
   const metrics = new NudgeMetrics({ store, processMetrics: false });

@@ -1,5 +1,13 @@
 import { InvalidArgumentError } from 'commander';
-import { JOB_STATUSES, isQueueName, type JobStatus } from '@nudge/core';
+import {
+  CANCELLABLE_STATUSES,
+  JOB_FIELD_EXPECTED,
+  JOB_STATUSES,
+  RETRYABLE_STATUSES,
+  isIsoDateTime,
+  isQueueName,
+  type JobStatus,
+} from '@nudge/core';
 import { parseRetention, type RetentionPolicy } from '@nudge/engine';
 
 /** A job id argument: a whole number ≥ 1. @throws InvalidArgumentError saying so */
@@ -27,6 +35,36 @@ export function parseStatus(text: string): JobStatus {
   if (!(JOB_STATUSES as readonly string[]).includes(status))
     throw new InvalidArgumentError(`must be one of ${JOB_STATUSES.join(', ')} (got ${JSON.stringify(text)})`);
   return status as JobStatus;
+}
+
+/** A status a job can be retried from, in any case. @throws InvalidArgumentError listing them */
+export function parseRetryStatus(text: string): JobStatus {
+  const status = text.toUpperCase() as JobStatus;
+  if (!RETRYABLE_STATUSES.includes(status))
+    throw new InvalidArgumentError(
+      `must be one of ${RETRYABLE_STATUSES.join(', ')} (got ${JSON.stringify(text)})`,
+    );
+  return status;
+}
+
+/**
+ * Statuses a job can be cancelled from, separated by commas, in any case.
+ * @throws InvalidArgumentError listing them
+ */
+export function parseCancelStatuses(text: string): JobStatus[] {
+  const statuses = text.split(',').map((part) => part.trim().toUpperCase() as JobStatus);
+  if (statuses.some((status) => !CANCELLABLE_STATUSES.includes(status)))
+    throw new InvalidArgumentError(
+      `must be one or more of ${CANCELLABLE_STATUSES.join(', ')}, separated by commas (got ${JSON.stringify(text)})`,
+    );
+  return statuses;
+}
+
+/** A date-time with a time zone, as the API takes it. @throws InvalidArgumentError with the form */
+export function parseDateTime(text: string): Date {
+  if (!isIsoDateTime(text))
+    throw new InvalidArgumentError(`must be ${JOB_FIELD_EXPECTED.runAt} (got ${JSON.stringify(text)})`);
+  return new Date(text);
 }
 
 /** A queue name. @throws InvalidArgumentError with the accepted form */

@@ -1,6 +1,9 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { silentLogger, type Job, type JsonValue, type JobStatus, type Logger } from '@nudge/core';
 import type {
+  BulkCommandResult,
+  CancelJobsFilter,
+  RetryJobsFilter,
   FinishedKind,
   PruneInput,
   ScheduleAdvance,
@@ -54,6 +57,8 @@ import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import { pgFail } from './pg-fail.js';
 import { pgCancelJob, pgRetryJob } from './pg-job-commands.js';
+import { pgRetryJobs } from './pg-bulk-retry.js';
+import { pgCancelJobs } from './pg-bulk-cancel.js';
 import { pgListQueues, pgSetQueueLimits, pgSetQueuePaused } from './pg-queues.js';
 import { pgHeartbeat } from './pg-heartbeat.js';
 import {
@@ -243,6 +248,14 @@ export class PostgresStore implements Store {
 
   async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
     return pgRetryJob(await this.#db.main(), id, now);
+  }
+
+  async retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult> {
+    return pgRetryJobs(await this.#db.main(), filter, now);
+  }
+
+  async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {
+    return pgCancelJobs(await this.#db.main(), filter, now);
   }
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {

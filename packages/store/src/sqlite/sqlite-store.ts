@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import { retrySqliteBusy, silentLogger, type SqliteBusyRetryOptions } from '@nudge/core';
 import type { Job, JobStatus, JsonValue, Logger } from '@nudge/core';
 import type {
+  BulkCommandResult,
+  CancelJobsFilter,
+  RetryJobsFilter,
   FinishedKind,
   PruneInput,
   ScheduleAdvance,
@@ -64,6 +67,8 @@ import { createSqliteRelease } from './sqlite-release.js';
 import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
+import { sqliteRetryJobs } from './sqlite-bulk-retry.js';
+import { sqliteCancelJobs } from './sqlite-bulk-cancel.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
 import { SqliteChangeWatcher } from './sqlite-change-watcher.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
@@ -225,6 +230,14 @@ export class SqliteStore implements Store {
 
   async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
     return this.#busy(() => this.#hotPath.commands.retry(id, now));
+  }
+
+  async retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult> {
+    return sqliteRetryJobs(this.#db, (call) => this.#busy(call), filter, now);
+  }
+
+  async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {
+    return sqliteCancelJobs(this.#db, (call) => this.#busy(call), filter, now);
   }
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {

@@ -1,0 +1,128 @@
+import type pg from 'pg';
+import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.js';
+import { checkRetryFilter } from '../bulk-filter-check.js';
+import { runBulkPages } from '../bulk-pages.js';
+import { pgNow } from './pg-row.js';
+
+/** Where the next page starts: after this (finished_at, id) among the jobs of `kind`. */
+interface RetryCursor {
+  readonly kind: string;
+  /** `finished_at` as PostgreSQL prints it, so it reads back to the microsecond. */
+  readonly finishedAt: string;
+  readonly id: number;
+}
+
+const FIRST = { finishedAt: '-infinity', id: 0 };
+
+/**
+ * One page of a bulk retry, within one kind. $1 status, $2 cutoff, $3 kind, $4..$5 the cursor,
+ * $6 page size, $7 now (NULL: the database clock); filters follow. A keyset walk of the finished
+ * index (status, kind, finished_at): each page starts after the last row of the one before, so no
+ * row is read twice, and reads about the rows it changes. Only rows finished by the cutoff (when
+ * the command started) match, so a job this command retried that fails again (finished later)
+ * is not retried again. FOR UPDATE locks each row and, when another write changed it first,
+ * checks the filter again on the new row: a row a concurrent command already moved is left out,
+ * as the single retry would refuse it. The update finds the page's rows by primary key, from one
+ * array (a join of the page to the table may flip to a scan of the whole table).
+ */
+export function pgRetryPageSql(filters: readonly string[]): string {
+  return `
+WITH page AS MATERIALIZED (
+  SELECT id, finished_at FROM nudge_jobs
+   WHERE status = $1 AND kind = $3 AND finished_at IS NOT NULL AND finished_at <= $2::timestamptz
+     AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${filters.map((f) => `\n     AND ${f}`).join('')}
+   ORDER BY finished_at, id
+   LIMIT $6
+   FOR UPDATE),
+changed AS (
+  UPDATE nudge_jobs AS j
+     SET status = 'PENDING', version = j.version + 1, attempts = 0, run_at = ${pgNow('$7')},
+         lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
+   WHERE j.id = ANY(ARRAY(SELECT id FROM page))
+  RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by)
+SELECT c.id, c.kind, c.queue, c.version, c.claimed_by, p.finished_at::text AS cursor_at
+  FROM changed AS c JOIN page AS p ON p.id = c.id
+ ORDER BY p.finished_at, p.id`;
+}
+
+/** The next kind above $2 with jobs in status $1: one probe of the finished index. */
+export const PG_NEXT_FINISHED_KIND = `
+SELECT min(kind) AS kind FROM nudge_jobs WHERE status = $1 AND finished_at IS NOT NULL AND kind > $2`;
+
+function retryFilters(filter: RetryJobsFilter): { sql: string[]; values: unknown[] } {
+  const sql: string[] = [];
+  const values: unknown[] = [];
+  const add = (condition: (param: string) => string, value: unknown) => {
+    values.push(value);
+    sql.push(condition(`$${7 + values.length}`));
+  };
+  if (filter.queue !== undefined) add((p) => `queue = ${p}::text`, filter.queue);
+  if (filter.finishedAfter) add((p) => `finished_at >= ${p}::timestamptz`, filter.finishedAfter);
+  if (filter.finishedBefore) add((p) => `finished_at < ${p}::timestamptz`, filter.finishedBefore);
+  return { sql, values };
+}
+
+/**
+ * See {@link Store.retryJobs}. The walk goes kind by kind (only `filter.kind` when given), each
+ * kind in (finished_at, id) order, so each page is a plain range of the finished index.
+ */
+export async function pgRetryJobs(
+  pool: pg.Pool,
+  filter: RetryJobsFilter,
+  now?: Date,
+): Promise<BulkCommandResult> {
+  checkRetryFilter(filter);
+  const { rows } = await pool.query<{ cutoff: string }>(`SELECT ${pgNow('$1')}::text AS cutoff`, [
+    now ?? null,
+  ]);
+  const cutoff = rows[0]?.cutoff;
+  const nextKind = async (after: string): Promise<string | undefined> => {
+    if (filter.kind !== undefined) return after < filter.kind ? filter.kind : undefined;
+    const next = await pool.query<{ kind: string | null }>(PG_NEXT_FINISHED_KIND, [filter.status, after]);
+    return next.rows[0]?.kind ?? undefined;
+  };
+  // '' sorts before every kind (kinds are never empty).
+  const firstKind = await nextKind('');
+  if (firstKind === undefined) return { changed: 0, groups: [], running: [], pages: 0 };
+  const filters = retryFilters(filter);
+  const text = pgRetryPageSql(filters.sql);
+  const start: RetryCursor = { kind: firstKind, ...FIRST };
+  return runBulkPages(start, filter.limit, async (cursor, size) => {
+    const page = await pool.query<{
+      id: number;
+      kind: string;
+      queue: string;
+      version: number;
+      claimed_by: string | null;
+      cursor_at: string;
+    }>(text, [
+      filter.status,
+      cutoff,
+      cursor.kind,
+      cursor.finishedAt,
+      cursor.id,
+      size,
+      now ?? null,
+      ...filters.values,
+    ]);
+    const last = page.rows.at(-1);
+    const rows = page.rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      queue: row.queue,
+      previous: filter.status,
+      version: row.version,
+      claimedBy: row.claimed_by,
+    }));
+    if (last && page.rows.length === size) {
+      return {
+        rows,
+        next: { kind: cursor.kind, finishedAt: last.cursor_at, id: Number(last.id) },
+        done: false,
+      };
+    }
+    // This kind has no more: on to the next one.
+    const kind = await nextKind(cursor.kind);
+    return { rows, next: kind === undefined ? cursor : { kind, ...FIRST }, done: kind === undefined };
+  });
+}

@@ -1,0 +1,113 @@
+import type Database from 'better-sqlite3';
+import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.js';
+import { checkRetryFilter } from '../bulk-filter-check.js';
+import { runBulkPages } from '../bulk-pages.js';
+import { toSqliteTime } from './sqlite-row.js';
+import { SQLITE_NOW } from './sqlite-time.js';
+import { sqliteClockAfter } from './sqlite-clock-after.js';
+
+/** Where the next page starts: after this (kind, finished_at, id) of the finished index. */
+interface RetryCursor {
+  readonly kind: string;
+  readonly finishedAt: string;
+  readonly id: number;
+}
+
+// '' sorts before every kind (kinds are never empty) and every time.
+const START: RetryCursor = { kind: '', finishedAt: '', id: 0 };
+
+interface PageRow {
+  id: number;
+  kind: string;
+  queue: string;
+  finished_at: string;
+}
+
+/**
+ * The page read of a bulk retry: a keyset walk of the finished index (status, kind, finished_at,
+ * and the rowid), so each page starts after the last row of the one before and no row is read
+ * twice. Only rows finished by `@cutoff` (when the command started) match, so a job this command
+ * retried that fails again (finished later) is not retried again.
+ */
+export function sqliteRetryPageSql(filters: readonly string[]): string {
+  return `
+SELECT id, kind, queue, finished_at FROM nudge_jobs
+ WHERE status = @status AND finished_at IS NOT NULL AND finished_at <= @cutoff
+   AND (kind, finished_at, id) > (@after_kind, @after_finished_at, @after_id)${filters.map((f) => `\n   AND ${f}`).join('')}
+ ORDER BY kind, finished_at, id
+ LIMIT @size`;
+}
+
+// The page's rows, read in the same IMMEDIATE transaction, so none changed in between; the status
+// guard is the single retry's.
+const RETRY = `
+UPDATE nudge_jobs
+   SET status = 'PENDING', version = version + 1, attempts = 0, run_at = ${SQLITE_NOW},
+       lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
+ WHERE id IN (SELECT value FROM json_each(@ids)) AND status = @status
+RETURNING id, kind, queue, version, claimed_by`;
+
+/**
+ * See {@link Store.retryJobs}. Each page is one `IMMEDIATE` transaction run through `run` (the
+ * store's busy retry), so other writers get the file's lock between pages.
+ */
+export async function sqliteRetryJobs(
+  db: Database.Database,
+  run: <T>(call: () => T) => Promise<T>,
+  filter: RetryJobsFilter,
+  now?: Date,
+): Promise<BulkCommandResult> {
+  checkRetryFilter(filter);
+  const filters: string[] = [];
+  const values: Record<string, string> = {};
+  const add = (condition: string, name: string, value: string) => {
+    filters.push(condition);
+    values[name] = value;
+  };
+  if (filter.kind !== undefined) add('kind = @kind', 'kind', filter.kind);
+  if (filter.queue !== undefined) add('queue = @queue', 'queue', filter.queue);
+  if (filter.finishedAfter)
+    add('finished_at >= @finished_after', 'finished_after', filter.finishedAfter.toISOString());
+  if (filter.finishedBefore)
+    add('finished_at < @finished_before', 'finished_before', filter.finishedBefore.toISOString());
+  const select = db.prepare<Record<string, unknown>, PageRow>(sqliteRetryPageSql(filters));
+  const update = db.prepare<Record<string, unknown>, ChangedRow>(RETRY);
+  // A job retried here and failed again within the cutoff's millisecond would match again: the
+  // first page waits until the clock has passed the cutoff.
+  const cutoff = now ? now.toISOString() : await run(() => sqliteClockAfter(db));
+  const page = db.transaction((cursor: RetryCursor, size: number) => {
+    const rows = select.all({
+      ...values,
+      status: filter.status,
+      cutoff,
+      after_kind: cursor.kind,
+      after_finished_at: cursor.finishedAt,
+      after_id: cursor.id,
+      size,
+    });
+    const ids = JSON.stringify(rows.map((row) => row.id));
+    const changed = update.all({ ids, status: filter.status, now: toSqliteTime(now) });
+    const last = rows.at(-1);
+    return {
+      rows: changed.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        queue: row.queue,
+        previous: filter.status,
+        version: row.version,
+        claimedBy: row.claimed_by,
+      })),
+      next: last ? { kind: last.kind, finishedAt: last.finished_at, id: last.id } : cursor,
+      done: rows.length < size,
+    };
+  });
+  return runBulkPages(START, filter.limit, (cursor, size) => run(() => page.immediate(cursor, size)));
+}
+
+interface ChangedRow {
+  id: number;
+  kind: string;
+  queue: string;
+  version: number;
+  claimed_by: string | null;
+}
