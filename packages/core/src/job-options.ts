@@ -1,3 +1,4 @@
+import { dedupeProblems, type DebounceOption, type ThrottleOption } from './dedupe-options.js';
 import { isIsoDateTime, RUN_AT_RANGE_MS } from './iso-date-time.js';
 import { NudgeError } from './nudge-error.js';
 import { isQueueName } from './queue-name.js';
@@ -29,6 +30,8 @@ export const JOB_FIELDS = [
   'delayMs',
   'maxAttempts',
   'idempotencyKey',
+  'throttle',
+  'debounce',
 ] as const;
 
 /**
@@ -69,6 +72,17 @@ export interface JobOptions {
    * returns the existing job (`created: false`); 1 to 200 characters.
    */
   readonly idempotencyKey?: string;
+  /**
+   * At most one job of this kind and `throttle.key` is created per window of `throttle.windowMs`
+   * (see {@link ThrottleOption}). Exclusive with `idempotencyKey` and `debounce`.
+   */
+  readonly throttle?: ThrottleOption;
+  /**
+   * One job of this kind and `debounce.key` waits at a time; a later enqueue replaces its payload
+   * and moves its start (see {@link DebounceOption}). Exclusive with `runAt`, `delayMs`,
+   * `idempotencyKey` and `throttle`.
+   */
+  readonly debounce?: DebounceOption;
 }
 
 /**
@@ -107,7 +121,7 @@ const MAX_PROBLEMS = 5;
 
 type Field = keyof typeof JOB_FIELD_EXPECTED;
 
-/** One field at fault: its code and the message's clause. */
+/** One field at fault: its code and the message's clause (the dedupe options' too). */
 interface Problem {
   readonly code: 'INVALID_REQUEST' | 'PAYLOAD_UNSTORABLE' | 'PAYLOAD_TOO_DEEP';
   readonly text: string;
@@ -178,6 +192,7 @@ function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtFor
     problems.push(invalid(pointer, 'maxAttempts', j.maxAttempts));
   if (j.idempotencyKey !== undefined)
     problems.push(nameProblem(pointer, 'idempotencyKey', j.idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH));
+  problems.push(...dedupeProblems(j, pointer, describeValue));
   const payload = j.payload === undefined ? undefined : findUnstorableJson(j.payload);
   if (payload) {
     problems.push({
@@ -193,7 +208,8 @@ function problemsOf(j: Record<string, unknown>, pointer: string, runAt: RunAtFor
  * with no unknown field, `kind` and `idempotencyKey` strings of 1 to 200 storable characters,
  * `queue` a queue name, `priority` and `maxAttempts` integers in {@link PRIORITY_RANGE} and
  * {@link MAX_ATTEMPTS_RANGE}, `runAt` in {@link RUN_AT_RANGE_MS}, `delayMs` a whole number of ms
- * up to {@link MAX_DELAY_MS} and not with `runAt`, and a payload both dialects store alike.
+ * up to {@link MAX_DELAY_MS} and not with `runAt`, `throttle` and `debounce` as `dedupeProblems`
+ * checks them, and a payload both dialects store alike.
  *
  * The message names each field at fault (up to 5, joined by `; `) by its JSON Pointer, with what
  * it must be: `/priority must be an integer from -1000 to 1000 (got 5000)`; `pointer` is

@@ -30,6 +30,10 @@ export interface Job {
   readonly lastError: string | null;
   /** Unique per kind while the row is kept; `null` when the producer gave none. */
   readonly idempotencyKey: string | null;
+  /** The key of the producer's `throttle` option; `null` when the job was not throttled. */
+  readonly throttleKey: string | null;
+  /** The key of the producer's `debounce` option; `null` when the job was not debounced. */
+  readonly debounceKey: string | null;
   readonly result: JsonValue | null;
   /** The latest progress the handler reported with `ctx.progress`, `null` before any. */
   readonly progress: JsonValue | null;

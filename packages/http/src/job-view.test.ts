@@ -21,6 +21,8 @@ const base: Job = {
   leaseExpiresAt: null,
   lastError: null,
   idempotencyKey: null,
+  throttleKey: null,
+  debounceKey: null,
   result: null,
   progress: null,
   errors: [],

@@ -29,9 +29,17 @@ CREATE TABLE "nudge_jobs" (
   created_at       TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   started_at       TEXT,
   finished_at      TEXT
-, idempotency_key TEXT, queue TEXT NOT NULL DEFAULT 'default' CHECK (length(queue) > 0), progress TEXT CHECK (progress IS NULL OR json_valid(progress)), errors TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(errors))) STRICT;
+, idempotency_key TEXT, queue TEXT NOT NULL DEFAULT 'default' CHECK (length(queue) > 0), progress TEXT CHECK (progress IS NULL OR json_valid(progress)), errors TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(errors)), throttle_key TEXT, debounce_key TEXT) STRICT;
 
 CREATE INDEX nudge_jobs_claimable ON nudge_jobs (priority, run_at, id) WHERE status = 'PENDING';
+
+CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON nudge_jobs
+BEGIN
+  DELETE FROM nudge_throttle_windows WHERE job_id = OLD.id;
+END;
+
+CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
+  WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED';
 
 CREATE INDEX nudge_jobs_finished ON nudge_jobs (status, kind, finished_at) WHERE finished_at IS NOT NULL;
 
@@ -72,3 +80,15 @@ CREATE TABLE nudge_schedules (
   next_tick_at TEXT,
   updated_at   TEXT NOT NULL
 );
+
+CREATE TABLE nudge_throttle_windows (
+  kind      TEXT NOT NULL,
+  key       TEXT NOT NULL,
+  -- NULL only inside the transaction that opens the window, before its job is inserted.
+  job_id    INTEGER,
+  opened_at TEXT NOT NULL,
+  closes_at TEXT NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+
+CREATE INDEX nudge_throttle_windows_job ON nudge_throttle_windows (job_id);

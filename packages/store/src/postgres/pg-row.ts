@@ -17,6 +17,8 @@ export interface PgJobRow {
   lease_expires_at: Date | null;
   last_error: string | null;
   idempotency_key: string | null;
+  throttle_key: string | null;
+  debounce_key: string | null;
   result: JsonValue | null;
   progress: JsonValue | null;
   /** `[{attempt, at, error, instance}]`, `at` as ISO text. */
@@ -43,6 +45,8 @@ export function pgRowToJob(row: PgJobRow): Job {
     leaseExpiresAt: row.lease_expires_at,
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
+    throttleKey: row.throttle_key,
+    debounceKey: row.debounce_key,
     result: row.result,
     progress: row.progress,
     errors: row.errors.map(toAttemptError),

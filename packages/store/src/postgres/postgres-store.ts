@@ -45,6 +45,7 @@ import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention
 import { pgAdvanceSchedule, pgListSchedules, pgRegisterSchedules } from './pg-schedules.js';
 import { pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
+import { isDeduped } from '@nudge/core/enqueue-sql';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
@@ -202,6 +203,8 @@ export class PostgresStore implements Store {
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
+    // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
+    if (isDeduped(input)) return this.enqueue(input);
     assertStorableInput(input);
     return pgEnqueueClaimed(await this.#db.main(), input, claim);
   }

@@ -18,6 +18,8 @@ export interface SqliteJobsTable {
   lease_expires_at: string | null;
   last_error: string | null;
   idempotency_key: string | null;
+  throttle_key: string | null;
+  debounce_key: string | null;
   result: string | null;
   progress: string | null;
   /** JSON text: `[{attempt, at, error, instance}]`. */
@@ -63,6 +65,8 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
     leaseExpiresAt: date(row.lease_expires_at),
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
+    throttleKey: row.throttle_key,
+    debounceKey: row.debounce_key,
     result: row.result === null ? null : (JSON.parse(row.result) as JsonValue),
     progress: row.progress === null ? null : (JSON.parse(row.progress) as JsonValue),
     errors: (JSON.parse(row.errors) as StoredAttemptError[]).map(toAttemptError),

@@ -45,6 +45,7 @@ import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
+import { isDeduped } from '@nudge/core/enqueue-sql';
 import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteJobCommands } from './sqlite-job-commands.js';
@@ -181,6 +182,8 @@ export class SqliteStore implements Store {
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
+    // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
+    if (isDeduped(input)) return this.enqueue(input);
     assertStorableInput(input);
     return this.#busy(() => this.#hotPath.enqueueClaimed(input, claim));
   }
