@@ -17,13 +17,24 @@ const OLD_LEDGER = `CREATE TABLE IF NOT EXISTS nudge_migrations (
   applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 ) STRICT`;
 
+/** The migrations shipped before the renumbering, by name (later ones never had an old number). */
+const SHIPPED_BEFORE = new Set([
+  'create_jobs',
+  'scheduled_and_instances',
+  'idempotency_keys',
+  'queues_progress_history',
+  'instance_details',
+  'retention',
+  'schedules',
+]);
+
 /**
  * The SQLite migrations as they were numbered before the empty 0003_notify_new_jobs existed:
  * the same files (never edited) without it, each later one numbered one lower.
  */
 function oldFileSet(): { version: number; name: string; sql: string }[] {
   return readdirSync(SQLITE_MIGRATIONS)
-    .filter((file) => file.endsWith('.sql') && file !== '0003_notify_new_jobs.sql')
+    .filter((file) => file.endsWith('.sql') && SHIPPED_BEFORE.has(file.slice(5, -4)))
     .sort()
     .map((file, index) => ({
       version: index + 1,
