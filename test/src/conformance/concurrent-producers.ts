@@ -55,7 +55,8 @@ export async function concurrentProducers(
   );
   await waitUntil(
     () => (readdirSync(ready).length === count ? true : undefined),
-    30_000,
+    // 20 Node processes starting on a loaded machine can take a while.
+    120_000,
     5,
     'every producer ready',
   );

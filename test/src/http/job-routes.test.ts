@@ -43,6 +43,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(view).sort(), [
         'attempts',
         'createdAt',
+        'debounceKey',
         'errors',
         'finishedAt',
         'id',
@@ -58,6 +59,7 @@ for (const dialect of DIALECTS) {
         'runAt',
         'startedAt',
         'status',
+        'throttleKey',
       ]);
       assert.equal(view.kind, 'sendEmail');
       assert.equal(view.status, 'SCHEDULED', 'due in the future');
