@@ -101,7 +101,9 @@ for (const dialect of DIALECTS) {
         'acct/7/3600000',
       );
       assert.equal(first.code, 0, first.stderr);
-      const id = Number(/^enqueued job (\d+) \(report, queue default, PENDING\)\n$/.exec(first.stdout)?.[1]);
+      const id = Number(
+        /^enqueued job (\d+) \(throttled, queue emails, PENDING\)\n$/.exec(first.stdout)?.[1],
+      );
       const again = await nudge('enqueue', 'throttled', '{"n":2}', '--throttle', 'acct/7/3600000');
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, new RegExp(`^job ${id} holds the open throttle window of that key`));
@@ -119,7 +121,7 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(waiting.code, 0, waiting.stderr);
       const digest = Number(
-        /^enqueued job (\d+) \(digest, queue default, SCHEDULED\)\n$/.exec(waiting.stdout)?.[1],
+        /^enqueued job (\d+) \(debounced, queue emails, SCHEDULED\)\n$/.exec(waiting.stdout)?.[1],
       );
       const moved = await nudge('enqueue', 'debounced', '{"n":2}', '--debounce', 'doc-1/60000');
       assert.match(
