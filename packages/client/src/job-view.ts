@@ -44,6 +44,10 @@ export interface JobView<P = JsonValue> {
   readonly idempotencyKey: string | null;
   /** The job's concurrency key (see `keyConcurrency` of `PATCH /queues/:name`); `null` when none. */
   readonly concurrencyKey: string | null;
+  /** The key of the producer's `throttle` option, `null` when not throttled. */
+  readonly throttleKey: string | null;
+  /** The key of the producer's `debounce` option, `null` when not debounced. */
+  readonly debounceKey: string | null;
   /** When the job was enqueued. */
   readonly createdAt: string;
   /** Start of the latest attempt. */
@@ -60,7 +64,10 @@ export interface JobView<P = JsonValue> {
 
 /** A job view from `POST /jobs` or `POST /jobs/batch`, with whether that request created it. */
 export type EnqueuedJobView<P = JsonValue> = JobView<P> & {
-  /** `false` when the job existed under its idempotency key and nothing was written. */
+  /**
+   * `false` when nothing was created: the job existed under its idempotency key, or is the job
+   * of an open throttle window, or is the waiting debounced job this enqueue replaced.
+   */
   readonly created: boolean;
 };
 

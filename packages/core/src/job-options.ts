@@ -1,3 +1,4 @@
+import { dedupeProblems, type DebounceOption, type ThrottleOption } from './dedupe-options.js';
 import { isIsoDateTime, RUN_AT_RANGE_MS } from './iso-date-time.js';
 import { NudgeError } from './nudge-error.js';
 import { isQueueName } from './queue-name.js';
@@ -51,6 +52,8 @@ export const JOB_FIELDS = [
   'concurrencyKey',
   'dependsOn',
   'onDependencyFailure',
+  'throttle',
+  'debounce',
 ] as const;
 
 /**
@@ -113,6 +116,17 @@ export interface JobOptions {
    * finished. @defaultValue `'cancel'`
    */
   readonly onDependencyFailure?: DependencyFailureMode;
+  /**
+   * At most one job of this kind and `throttle.key` is created per window of `throttle.windowMs`
+   * (see {@link ThrottleOption}). Exclusive with `idempotencyKey` and `debounce`.
+   */
+  readonly throttle?: ThrottleOption;
+  /**
+   * One job of this kind and `debounce.key` waits at a time; a later enqueue replaces its payload
+   * and moves its start (see {@link DebounceOption}). Exclusive with `runAt`, `delayMs`,
+   * `idempotencyKey` and `throttle`.
+   */
+  readonly debounce?: DebounceOption;
 }
 
 /**
@@ -151,7 +165,7 @@ const MAX_PROBLEMS = 5;
 
 type Field = keyof typeof JOB_FIELD_EXPECTED;
 
-/** One field at fault: its code and the message's clause. */
+/** One field at fault: its code and the message's clause (the dedupe options' too). */
 interface Problem {
   readonly code: 'INVALID_REQUEST' | 'PAYLOAD_UNSTORABLE' | 'PAYLOAD_TOO_DEEP';
   readonly text: string;
@@ -273,6 +287,13 @@ function problemsOf(
     !(DEPENDENCY_FAILURE_MODES as readonly unknown[]).includes(j.onDependencyFailure)
   )
     problems.push(invalid(pointer, 'onDependencyFailure', j.onDependencyFailure));
+  problems.push(...dedupeProblems(j, pointer, describeValue));
+  if (j.dependsOn !== undefined && (j.throttle !== undefined || j.debounce !== undefined)) {
+    problems.push({
+      code: 'INVALID_REQUEST',
+      text: `${pointer}/dependsOn cannot be given with ${pointer}/${j.throttle !== undefined ? 'throttle' : 'debounce'}: a job that waits for others is not deduplicated, pick one`,
+    });
+  }
   const payload = j.payload === undefined ? undefined : findUnstorableJson(j.payload);
   if (payload) {
     problems.push({
@@ -291,7 +312,8 @@ function problemsOf(
  * {@link MAX_ATTEMPTS_RANGE}, `runAt` in {@link RUN_AT_RANGE_MS}, `delayMs` a whole number of ms
  * up to {@link MAX_DELAY_MS} and not with `runAt`, `dependsOn` job ids or `{ index }` of an
  * earlier job of the batch (`batchIndex` is the job's position in its batch; without it an index
- * is refused), `onDependencyFailure` `'cancel'` or `'run'`, and a payload both dialects store alike.
+ * is refused), `onDependencyFailure` `'cancel'` or `'run'`, `throttle` and `debounce` as
+ * `dedupeProblems` checks them (neither with `dependsOn`), and a payload both dialects store alike.
  *
  * The message names each field at fault (up to 5, joined by `; `) by its JSON Pointer, with what
  * it must be: `/priority must be an integer from -1000 to 1000 (got 5000)`; `pointer` is

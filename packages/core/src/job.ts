@@ -33,6 +33,10 @@ export interface Job {
   readonly idempotencyKey: string | null;
   /** Limits how many jobs with this key run at once in a queue with `keyConcurrency`; `null` when none. */
   readonly concurrencyKey: string | null;
+  /** The key of the producer's `throttle` option; `null` when the job was not throttled. */
+  readonly throttleKey: string | null;
+  /** The key of the producer's `debounce` option; `null` when the job was not debounced. */
+  readonly debounceKey: string | null;
   readonly result: JsonValue | null;
   /** The latest progress the handler reported with `ctx.progress`, `null` before any. */
   readonly progress: JsonValue | null;

@@ -1,4 +1,5 @@
 import type { ExecutionClass } from '@nudge/core';
+import { isDeduped } from '@nudge/core/enqueue-sql';
 import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
 import type { Executor } from './executor.js';
 import { servesOpen, type QueueServing } from './queue-serving.js';
@@ -32,12 +33,14 @@ export async function selfClaimEnqueue(parts: SelfClaimParts, input: EnqueueInpu
   const { store, executor } = parts;
   const execution = parts.kinds.get(input.kind);
   // A job of a capped queue goes through a claim, which counts it against the cap; a delayed job
-  // waits as SCHEDULED, a job with dependencies as WAITING.
+  // waits as SCHEDULED, a job with dependencies as WAITING; a throttled or debounced one
+  // is enqueued by the store's dedupe steps.
   const held =
     parts.running &&
     execution !== undefined &&
     !((input.delayMs ?? 0) > 0) &&
     !(input.dependsOn !== undefined && input.dependsOn.length > 0) &&
+    !isDeduped(input) &&
     servesOpen(parts.serving, input.queue)
       ? executor.reserve(execution, 1)
       : 0;

@@ -15,6 +15,7 @@ import {
 } from '@nudge/core';
 import type { EnqueueInput } from '@nudge/store';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
+import { debounceBodySchema, throttleBodySchema } from './dedupe-body-fields.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 import { checkBodyWith } from './typebox-validator-compiler.js';
 
@@ -26,7 +27,8 @@ export const QUEUE_NAME_EXPECTED = JOB_FIELD_EXPECTED.queue;
  * declared default, and other omitted fields the store's defaults (`payload` `{}`, `queue` `default` unless
  * the kind declares one, `priority` 0,
  * `runAt` the database's now, `maxAttempts` 5). `delayMs` (0 to 365 days, added to the
- * database's clock) and `runAt` are mutually exclusive. Unknown properties are refused rather
+ * database's clock) and `runAt` are mutually exclusive; `throttle` and `debounce` dedupe repeated
+ * enqueues (see their fields). Unknown properties are refused rather
  * than dropped, so a misspelt field is never silently ignored.
  */
 export const createJobBodySchema = Type.Object(
@@ -126,6 +128,8 @@ export const createJobBodySchema = Type.Object(
         },
       ),
     ),
+    throttle: Type.Optional(throttleBodySchema),
+    debounce: Type.Optional(debounceBodySchema),
   },
   { additionalProperties: false },
 );
@@ -152,5 +156,7 @@ export function toEnqueueInput(body: CreateJobBody): EnqueueInput {
     concurrencyKey: body.concurrencyKey,
     dependsOn: body.dependsOn,
     onDependencyFailure: body.onDependencyFailure,
+    throttle: body.throttle,
+    debounce: body.debounce,
   };
 }

@@ -22,6 +22,8 @@ const base: Job = {
   lastError: null,
   idempotencyKey: null,
   concurrencyKey: null,
+  throttleKey: null,
+  debounceKey: null,
   result: null,
   progress: null,
   errors: [],

@@ -46,6 +46,14 @@ export const jobViewSchema = Type.Object(
       description:
         "The job's concurrency key: with the queue's keyConcurrency, how many jobs with it run at once.",
     }),
+    throttleKey: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The key of the producer's throttle option: at most one job per kind and key is created in each window. Null when not throttled.",
+    }),
+    debounceKey: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The key of the producer's debounce option: one job per kind and key waits SCHEDULED, and each enqueue replaces its payload and moves its start. Null when not debounced.",
+    }),
     createdAt: timestamp('When the job was enqueued.'),
     startedAt: nullableTimestamp('Start of the latest attempt.'),
     finishedAt: nullableTimestamp('When the job reached SUCCEEDED, FAILED or CANCELLED.'),
@@ -93,6 +101,8 @@ export function toJobView(job: Job): JobView {
     })),
     idempotencyKey: job.idempotencyKey,
     concurrencyKey: job.concurrencyKey,
+    throttleKey: job.throttleKey,
+    debounceKey: job.debounceKey,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,

@@ -45,7 +45,9 @@ CREATE TABLE nudge_jobs (
   depends_on jsonb,
   on_dependency_failure text,
   has_dependents boolean DEFAULT false NOT NULL,
-  concurrency_key text
+  concurrency_key text,
+  throttle_key text,
+  debounce_key text
 );
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_concurrency_key_check CHECK ((concurrency_key <> ''::text));
@@ -56,6 +58,7 @@ ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_pkey PRIMARY KEY (id);
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_queue_check CHECK ((queue <> ''::text));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_status_check CHECK ((status = ANY (ARRAY['WAITING'::text, 'SCHEDULED'::text, 'PENDING'::text, 'RUNNING'::text, 'SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])));
 CREATE INDEX nudge_jobs_claimable ON public.nudge_jobs USING btree (priority, run_at, id) WHERE (status = 'PENDING'::text);
+CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text));
 CREATE INDEX nudge_jobs_finished ON public.nudge_jobs USING btree (status, kind, finished_at) WHERE (finished_at IS NOT NULL);
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kind, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX nudge_jobs_leases ON public.nudge_jobs USING btree (lease_expires_at) WHERE (lease_expires_at IS NOT NULL);
@@ -63,6 +66,7 @@ CREATE INDEX nudge_jobs_queue_claimable ON public.nudge_jobs USING btree (queue,
 CREATE INDEX nudge_jobs_running ON public.nudge_jobs USING btree (queue, concurrency_key) WHERE (status = 'RUNNING'::text);
 CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHERE (status = 'SCHEDULED'::text);
 CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (finished_at IS NULL);
+CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON public.nudge_jobs REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_close_windows();
 CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
@@ -102,6 +106,26 @@ CREATE TABLE nudge_schedules (
   updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE nudge_schedules ADD CONSTRAINT nudge_schedules_pkey PRIMARY KEY (name);
+
+CREATE TABLE nudge_throttle_windows (
+  kind text NOT NULL,
+  key text NOT NULL,
+  job_id bigint,
+  opened_at timestamp with time zone DEFAULT now() NOT NULL,
+  closes_at timestamp with time zone NOT NULL
+);
+ALTER TABLE nudge_throttle_windows ADD CONSTRAINT nudge_throttle_windows_pkey PRIMARY KEY (kind, key);
+CREATE INDEX nudge_throttle_windows_job ON public.nudge_throttle_windows USING btree (job_id);
+
+CREATE OR REPLACE FUNCTION public.nudge_jobs_close_windows()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM nudge_throttle_windows w USING deleted d WHERE w.job_id = d.id;
+  RETURN NULL;
+END
+$function$;
 
 CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_outcome()
  RETURNS trigger

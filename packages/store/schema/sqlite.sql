@@ -44,9 +44,17 @@ CREATE TABLE "nudge_jobs" (
   depends_on            TEXT CHECK (depends_on IS NULL OR json_valid(depends_on)),
   on_dependency_failure TEXT CHECK (on_dependency_failure IN ('cancel', 'run')),
   has_dependents        INTEGER NOT NULL DEFAULT 0 CHECK (has_dependents IN (0, 1))
-, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0)) STRICT;
+, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0), throttle_key TEXT, debounce_key TEXT) STRICT;
 
 CREATE INDEX nudge_jobs_claimable ON nudge_jobs (priority, run_at, id) WHERE status = 'PENDING';
+
+CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON nudge_jobs
+BEGIN
+  DELETE FROM nudge_throttle_windows WHERE job_id = OLD.id;
+END;
+
+CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
+  WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED';
 
 CREATE TRIGGER nudge_jobs_dependency_outcome
   AFTER UPDATE OF status ON nudge_jobs
@@ -118,3 +126,15 @@ CREATE TABLE nudge_schedules (
   next_tick_at TEXT,
   updated_at   TEXT NOT NULL
 );
+
+CREATE TABLE nudge_throttle_windows (
+  kind      TEXT NOT NULL,
+  key       TEXT NOT NULL,
+  -- NULL only inside the transaction that opens the window, before its job is inserted.
+  job_id    INTEGER,
+  opened_at TEXT NOT NULL,
+  closes_at TEXT NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+
+CREATE INDEX nudge_throttle_windows_job ON nudge_throttle_windows (job_id);

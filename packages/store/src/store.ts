@@ -97,6 +97,9 @@ export interface Store {
   /**
    * Inserts many jobs in one transaction, returned in input order; a job whose kind and
    * idempotency key exist (or repeat an earlier job of the batch) comes back as that job.
+   * A throttled job whose window is open comes back as the window's job, and a debounced job
+   * whose key has a job waiting `SCHEDULED` replaces that job's payload and moves its `run_at`
+   * to now plus `debounce.delayMs`, coming back as it (`created: false` both).
    */
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]>;
   /**
@@ -105,8 +108,8 @@ export interface Store {
    * order; otherwise inserts it as {@link enqueue} does. Decided inside the one statement, so
    * the claim order holds against concurrent producers and claimers.
    * A job whose kind and idempotency key exist is returned as it is, `created: false`: never
-   * claimed by this call, whatever its status. A job with `dependsOn` is enqueued as by
-   * {@link enqueue}, never claimed.
+   * claimed by this call, whatever its status. A job with `dependsOn`, or a throttled or
+   * debounced one, is enqueued as by {@link enqueue}, never claimed by this call.
    * @returns the job as stored: `status` tells whether it was claimed
    */
   enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob>;

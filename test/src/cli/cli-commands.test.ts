@@ -90,6 +90,63 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('enqueue --throttle and --debounce: the window job and the waiting job are named; bad values exit 1', async () => {
+      const first = await nudge(
+        'enqueue',
+        'throttled',
+        '{"n":1}',
+        '--queue',
+        'emails',
+        '--throttle',
+        'acct/7/3600000',
+      );
+      assert.equal(first.code, 0, first.stderr);
+      const id = Number(
+        /^enqueued job (\d+) \(throttled, queue emails, PENDING\)\n$/.exec(first.stdout)?.[1],
+      );
+      const again = await nudge('enqueue', 'throttled', '{"n":2}', '--throttle', 'acct/7/3600000');
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, new RegExp(`^job ${id} holds the open throttle window of that key`));
+      assert.equal(jsonOf(await nudge('status', String(id), '--json')).throttleKey, 'acct/7');
+      assert.match((await nudge('status', String(id))).stdout, /\nthrottle key +acct\/7\n/);
+
+      const waiting = await nudge(
+        'enqueue',
+        'debounced',
+        '{"n":1}',
+        '--queue',
+        'emails',
+        '--debounce',
+        'doc-1/60000',
+      );
+      assert.equal(waiting.code, 0, waiting.stderr);
+      const digest = Number(
+        /^enqueued job (\d+) \(debounced, queue emails, SCHEDULED\)\n$/.exec(waiting.stdout)?.[1],
+      );
+      const moved = await nudge('enqueue', 'debounced', '{"n":2}', '--debounce', 'doc-1/60000');
+      assert.match(
+        moved.stdout,
+        new RegExp(`^job ${digest} waits under that debounce key .*: its payload was replaced`),
+      );
+      assert.deepEqual((await store.getJob(digest))?.payload, { n: 2 });
+
+      for (const [args, message] of [
+        [
+          ['--throttle', 'nokey'],
+          /^nudge: --throttle takes KEY\/WINDOW_MS, such as customer-42\/60000 \(got "nokey"\)\n$/,
+        ],
+        [
+          ['--debounce', 'k/0'],
+          /^nudge: INVALID_REQUEST: \/debounce\/delayMs must be a whole number of ms from 1 to 31536000000/,
+        ],
+        [['--debounce', 'k/5', '--delay-ms', '5'], /\/debounce and \/delayMs cannot both be given/],
+      ] as const) {
+        const refused = await nudge('enqueue', 'debounced', ...args);
+        assert.equal(refused.code, 1);
+        assert.match(refused.stderr, message);
+      }
+    });
+
     it('list with filters, --json pages with nextCursor, and aligned columns', async () => {
       for (let i = 0; i < 3; i += 1) assert.equal((await nudge('enqueue', 'echo', `{"i":${i}}`)).code, 0);
       const first = jsonOf(await nudge('list', '--kind', 'echo', '--limit', '2', '--json'));

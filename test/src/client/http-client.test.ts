@@ -104,6 +104,32 @@ describe('HTTP client against a nudge server', () => {
     );
   });
 
+  test('enqueue with throttle and debounce: the window job and the replaced waiting job come back with created: false', async () => {
+    const client = createClient<Payloads>({ baseUrl: server.url });
+    const throttle = { key: 'acct-1', windowMs: 3_600_000 };
+    const first = await client.enqueue({ kind: 'echo', payload: { text: 'a' }, throttle });
+    const again = await client.enqueue({ kind: 'echo', payload: { text: 'b' }, throttle });
+    assert.deepEqual([first.created, again.created, again.id], [true, false, first.id]);
+    assert.equal(again.throttleKey, 'acct-1');
+    const debounce = { key: 'doc-1', delayMs: 3_600_000 };
+    const waiting = await client.enqueue({ kind: 'echo', payload: { text: 'c' }, debounce });
+    const [replaced] = await client.enqueueMany([{ kind: 'echo', payload: { text: 'd' }, debounce }]);
+    assert.equal(waiting.status, 'SCHEDULED');
+    assert.deepEqual([replaced?.id, replaced?.created], [waiting.id, false]);
+    const read = await client.get(waiting.id);
+    assert.deepEqual([read.payload, read.debounceKey, read.status], [{ text: 'd' }, 'doc-1', 'SCHEDULED']);
+    await assert.rejects(
+      client.enqueue({ kind: 'echo', payload: { text: 'e' }, debounce, runAt: new Date() }),
+      (error: unknown) => {
+        assert.ok(error instanceof NudgeApiError);
+        assert.equal(error.status, 400);
+        assert.equal(error.code, 'INVALID_REQUEST');
+        assert.match(error.message, /\/debounce and \/runAt cannot both be given/);
+        return true;
+      },
+    );
+  });
+
   test('cancel and retry answer the job view, or a NudgeApiError JOB_STATE_CONFLICT with the status', async () => {
     const client = createClient<Payloads>({ baseUrl: server.url });
     const held = await client.enqueue({ kind: 'hold', payload: { releaseFile: scratch.releaseFile } });

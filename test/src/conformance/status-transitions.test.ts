@@ -50,6 +50,16 @@ describeStore('status transitions', (t) => {
     // Inserts: PENDING, SCHEDULED, and RUNNING (claimed by its producer).
     await store.enqueueMany([{ kind: 'k' }, { kind: 'k', runAt: later(now, 1000) }]);
     await store.enqueueAndClaim({ kind: 'a' }, { workerId: 'w1', leaseMs: 10_000, kinds: ['a'] });
+    // Dedupe windows: a throttled job found in its window, a debounced job replaced while it waits
+    // (it stays SCHEDULED); both again as one batch.
+    const throttle = { key: 't', windowMs: 3_600_000 };
+    const debounce = { key: 'd', delayMs: 3_600_000 };
+    await store.enqueue({ kind: 'dedupe', throttle });
+    await store.enqueue({ kind: 'dedupe', debounce });
+    await store.enqueueMany([
+      { kind: 'dedupe', throttle },
+      { kind: 'dedupe', debounce, payload: { n: 2 } },
+    ]);
     // SCHEDULED → PENDING, PENDING → RUNNING → SUCCEEDED.
     assert.equal((await store.promoteScheduled({ now: later(now, 2000) })).promoted, 1);
     await store.complete([{ ...(await claimOne()), resultJson: null }]);

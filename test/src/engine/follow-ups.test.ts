@@ -27,6 +27,31 @@ describeEngine('follow-up jobs from handlers', (t) => {
     assert.ok(children.every((c) => c.createdAt.getTime() === (children[0]?.createdAt.getTime() ?? 0)));
   });
 
+  it('ctx.enqueue with throttle and debounce: one job per window, and one waiting job holding the last payload', async () => {
+    const engine = await t.engine({ threads: 1 });
+    const throttle = { key: 'acct', windowMs: 3_600_000 };
+    const debounce = { key: 'doc', delayMs: 3_600_000 };
+    const calls = [1, 2].flatMap((n) => [
+      { kind: 'noop', payload: { n }, options: { throttle } },
+      { kind: 'tally', payload: { n }, options: { debounce } },
+    ]);
+    const parent = await t.store.enqueue({ kind: 'enqueueEach', payload: { calls } as never });
+    engine.start();
+    await waitUntil(async () =>
+      (await t.store.getJob(parent.id))?.status === 'SUCCEEDED' ? true : undefined,
+    );
+    const throttled = await t.store.listJobs({ kind: 'noop', limit: 10 });
+    const debounced = await t.store.listJobs({ kind: 'tally', limit: 10 });
+    assert.deepEqual(
+      throttled.map((j) => [j.payload, j.throttleKey]),
+      [[{ n: 1 }, 'acct']],
+    );
+    assert.deepEqual(
+      debounced.map((j) => [j.payload, j.debounceKey, j.status]),
+      [[{ n: 2 }, 'doc', 'SCHEDULED']],
+    );
+  });
+
   it('a handler re-enqueues itself with a delay until a count is reached', async () => {
     const engine = await t.engine({ threads: 1 });
     const file = join(t.scratch.dir, 'recur');

@@ -65,6 +65,19 @@ const CASES: readonly Case[] = [
     schedulable: false,
   },
   {
+    fields: { throttle: { key: 'k', windowMs: 0 } },
+    code: 'INVALID_REQUEST',
+    message: '/throttle/windowMs must be a whole number of ms from 1 to 31536000000 (365 days) (got 0)',
+    schedulable: false,
+  },
+  {
+    fields: { idempotencyKey: 'i', debounce: { key: 'k', delayMs: 5 } },
+    code: 'INVALID_REQUEST',
+    message:
+      '/debounce and /idempotencyKey cannot both be given: debounce replaces the waiting job, an idempotency key never does; pick one',
+    schedulable: false,
+  },
+  {
     fields: { payload: { s: 'a\ud800' } },
     code: 'PAYLOAD_UNSTORABLE',
     message: '/payload/s: a string contains a lone UTF-16 surrogate (\\ud800), which is not valid Unicode',

@@ -46,6 +46,7 @@ for (const dialect of DIALECTS) {
         'concurrencyKey',
         'createdAt',
         'dependsOn',
+        'debounceKey',
         'errors',
         'finishedAt',
         'id',
@@ -62,6 +63,7 @@ for (const dialect of DIALECTS) {
         'runAt',
         'startedAt',
         'status',
+        'throttleKey',
       ]);
       assert.equal(view.kind, 'sendEmail');
       assert.equal(view.status, 'SCHEDULED', 'due in the future');

@@ -134,7 +134,7 @@ const CASES: readonly Case[] = [
     status: 400,
     code: 'INVALID_REQUEST',
     message:
-      /^\/delay is not a job field \(fields: kind, payload, queue, priority, runAt, delayMs, maxAttempts, idempotencyKey, concurrencyKey, dependsOn, onDependencyFailure\)$/,
+      /^\/delay is not a job field \(fields: kind, payload, queue, priority, runAt, delayMs, maxAttempts, idempotencyKey, concurrencyKey, dependsOn, onDependencyFailure, throttle, debounce\)$/,
   },
   {
     name: 'a body that is an array',

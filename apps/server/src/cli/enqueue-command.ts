@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import type { Command } from 'commander';
 import { validateJobBody } from '@nudge/http';
 import { CliError } from './cli-error.js';
+import { existingJobLine, parseDedupeFlag } from './dedupe-flags.js';
 import { describeFailure } from './describe-failure.js';
 import { enqueueLines, ENQUEUE_BATCH_SIZE } from './enqueue-lines.js';
 import { withCliStore } from './open-cli-store.js';
@@ -15,12 +16,25 @@ interface EnqueueOptions {
   runAt?: string;
   maxAttempts?: string;
   idempotencyKey?: string;
+  throttle?: string;
+  debounce?: string;
   progress: boolean;
 }
 
 /** `"12"` as 12 and anything else as it is, for the job schema to judge. */
 const numberOrText = (text: string | undefined): number | string | undefined =>
   text !== undefined && /^-?\d+$/.test(text) ? Number(text) : text;
+
+/** `--throttle` or `--debounce` as its job option (`{ key, windowMs }` or `{ key, delayMs }`). */
+function dedupeOption(
+  flag: '--throttle' | '--debounce',
+  msField: 'windowMs' | 'delayMs',
+  text: string | undefined,
+): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  const { key, ms } = parseDedupeFlag(flag, text);
+  return { key, [msField]: ms };
+}
 
 /** The body of `POST /jobs` the arguments of a single enqueue describe. */
 function jobBody(
@@ -47,13 +61,16 @@ function jobBody(
     runAt: options.runAt,
     maxAttempts: numberOrText(options.maxAttempts),
     idempotencyKey: options.idempotencyKey,
+    throttle: dedupeOption('--throttle', 'windowMs', options.throttle),
+    debounce: dedupeOption('--debounce', 'delayMs', options.debounce),
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
 /**
  * `nudge enqueue <kind> [payload-json] [--queue --priority --delay-ms --run-at --max-attempts
- * --idempotency-key]`: one job, checked by the rules of `POST /jobs`.
+ * --idempotency-key --throttle KEY/WINDOW_MS --debounce KEY/DELAY_MS]`: one job, checked by the
+ * rules of `POST /jobs`.
  * `nudge enqueue --file jobs.ndjson` (`-` for stdin): many, see {@link enqueueLines}.
  */
 export function enqueueCommand(program: Command): void {
@@ -68,6 +85,14 @@ export function enqueueCommand(program: Command): void {
     .option('--run-at <iso>', 'start no earlier than this time, such as 2030-01-01T09:00:00Z')
     .option('--max-attempts <n>', 'attempts before it is FAILED, 1 to 1000 (default 5)')
     .option('--idempotency-key <key>', 'enqueue nothing when a job of this kind has this key')
+    .option(
+      '--throttle <key/windowMs>',
+      'at most one job of this kind and key per window of windowMs ms (from its creation); in the window, enqueue nothing',
+    )
+    .option(
+      '--debounce <key/delayMs>',
+      'one job of this kind and key waits; while it waits, replace its payload and move its start to delayMs ms from now',
+    )
     .option(
       '--file <path>',
       `one job per line (the body of POST /jobs), written in batches of ${ENQUEUE_BATCH_SIZE}; - reads stdin`,
@@ -100,7 +125,7 @@ export function enqueueCommand(program: Command): void {
         printLine(
           job.created
             ? `enqueued job ${job.id} (${job.kind}, queue ${job.queue}, ${job.status})`
-            : `job ${job.id} exists under that idempotency key (${job.kind}, queue ${job.queue}, ${job.status}); nothing enqueued`,
+            : existingJobLine(job),
         );
       });
     });

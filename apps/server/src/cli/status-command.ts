@@ -25,6 +25,9 @@ export function describeJob(job: Job): string {
     ['finished', time(job.finishedAt)],
     ['claimed by', job.claimedBy ?? '-'],
     ['idempotency key', job.idempotencyKey ?? '-'],
+    // Shown for jobs that have them only: most jobs have neither.
+    ...(job.throttleKey === null ? [] : [['throttle key', job.throttleKey] as [string, string]]),
+    ...(job.debounceKey === null ? [] : [['debounce key', job.debounceKey] as [string, string]]),
     ['progress', json(job.progress)],
     ['payload', json(job.payload)],
     ['result', json(job.result)],

@@ -6,6 +6,7 @@ import {
   lockDependencies,
   type DependencyStatusRow,
 } from './dependency-sql.js';
+import { dedupeSteps, isDeduped } from './dedupe-steps.js';
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
@@ -75,7 +76,10 @@ function chunks(dialect: SqlDialect, jobs: readonly EnqueueRow[]): Array<{ start
     const jobShape = hasDependencies(job) ? `dependent ${index}` : columnsShape(columns);
     const jobParams = dialect === 'sqlite' ? sqliteParamCount(columns) : 0;
     const current = out[out.length - 1];
+    // A throttled or debounced job takes its own steps: a chunk of its own, and none joins it.
+    const alone = isDeduped(job) || (current !== undefined && isDeduped(jobs[current.start] as EnqueueRow));
     if (
+      alone ||
       !current ||
       shape !== jobShape ||
       index - current.start >= MAX_ROWS ||
@@ -99,9 +103,10 @@ const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
  * key (which may need a read-back). A single statement is atomic without a transaction.
  */
 export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow[]): boolean {
-  // Keys first: a keyed batch needs no chunking to answer.
+  // Keys first: a keyed batch needs no chunking to answer. A throttled or debounced job, or one
+  // with dependencies, takes several statements, which must share a transaction.
   return (
-    jobs.every((job) => job.idempotencyKey === undefined && !hasDependencies(job)) &&
+    jobs.every((job) => job.idempotencyKey === undefined && !hasDependencies(job) && !isDeduped(job)) &&
     chunks(dialect, jobs).length <= 1
   );
 }
@@ -141,7 +146,8 @@ function resolveDependencies(
  * same fields become one INSERT each ({@link pgInsertJobs}, {@link sqliteInsertJobs}: up to 1,000
  * rows, `ON CONFLICT (kind, idempotency_key) … DO NOTHING RETURNING`); omitted fields take the
  * columns' defaults. Rows come back sorted by id (ids ascend in input order); a keyed job missing
- * from them existed already (or repeats an earlier job of the batch) and is read back. Driver-free:
+ * from them existed already (or repeats an earlier job of the batch) and is read back. A throttled
+ * or debounced job takes its own statements in its place in the batch (`dedupeSteps`). Driver-free:
  * the store and the client each run the statements in one transaction, so a batch is all or
  * nothing. A job with `dependsOn` is inserted on its own: its dependencies are locked and read
  * ({@link lockDependencies}), it is inserted `WAITING`, `CANCELLED` or as any other job
@@ -149,6 +155,7 @@ function resolveDependencies(
  * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job; `INVALID_REQUEST`
  *   when `{ index }` is not an earlier job of the batch
  * @throws EnqueueReadBackError when a conflicting job cannot be read back
+ * @throws DedupeContentionError when a throttled or debounced job kept losing to concurrent producers
  * @throws Error when the database returned rows that do not match the jobs (a foreign table)
  */
 export function* enqueuePlan<Row extends ReturnedRow>(
@@ -177,6 +184,11 @@ export function* enqueuePlan<Row extends ReturnedRow>(
   }
   for (const { start, end } of chunks(dialect, jobs)) {
     const slice = jobs.slice(start, end);
+    const [single] = slice;
+    if (single !== undefined && isDeduped(single)) {
+      results[start] = yield* dedupeSteps<Row>(dialect, single, returning);
+      continue;
+    }
     const first = slice[0] as EnqueueRow;
     let insert: SqlQuery;
     let dependencies: number[] = [];

@@ -7,5 +7,6 @@ export * from './returned-row.js';
 export * from './pg-insert-jobs.js';
 export * from './sqlite-insert-jobs.js';
 export * from './enqueue-plan.js';
+export * from './dedupe-steps.js';
 export * from './spelt-insert.js';
 export * from './dependency-sql.js';

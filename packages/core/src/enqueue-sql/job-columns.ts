@@ -31,7 +31,7 @@ export interface JobColumn {
   /**
    * The column's default as SQL, the same in both dialects and in every migration: what an
    * `INSERT … SELECT` spells out, where a column cannot fall to its default row by row. Absent
-   * for `kind` (required), the key (`NULL`) and `run_at` (the clock).
+   * for `kind` (required), the keys (`NULL`) and `run_at` (the clock).
    */
   readonly defaultSql?: string;
 }
@@ -40,6 +40,8 @@ export interface JobColumn {
  * The columns a job's input fills, `kind` first. An absent optional field is left out of the
  * INSERT, so the column takes its default (queue `'default'`, priority 0, max_attempts 5,
  * run_at now, payload `{}`). `runAt` and `delayMs` both fill `run_at`; the contract allows one.
+ * `throttle` and `debounce` fill their key's column (`throttle_key`, `debounce_key`); their
+ * windows are written by the dedupe statements (`dedupe-steps.ts`).
  */
 export const JOB_COLUMNS: readonly JobColumn[] = [
   { field: 'kind', column: 'kind', recordField: 'kind', pgType: 'text', value: (job) => job.kind },
@@ -88,6 +90,20 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     recordField: 'concurrency_key',
     pgType: 'text',
     value: (job) => job.concurrencyKey,
+  },
+  {
+    field: 'throttle',
+    column: 'throttle_key',
+    recordField: 'throttle_key',
+    pgType: 'text',
+    value: (job) => job.throttle?.key,
+  },
+  {
+    field: 'debounce',
+    column: 'debounce_key',
+    recordField: 'debounce_key',
+    pgType: 'text',
+    value: (job) => job.debounce?.key,
   },
   {
     field: 'runAt',

@@ -12,7 +12,12 @@ import type { SqlQuery } from './sql-query.js';
  * One job: a plain `VALUES` row, one parameter a field. The server plans it faster than a
  * one-record `jsonb_to_recordset` (the single enqueue is the hot path of `POST /jobs`).
  */
-function pgInsertOne(columns: readonly JobColumn[], job: EnqueueRow, returning: Returning): SqlQuery {
+function pgInsertOne(
+  columns: readonly JobColumn[],
+  job: EnqueueRow,
+  returning: Returning,
+  onConflict: string,
+): SqlQuery {
   const values = columns.map((c, i) =>
     c.clockPlusMs
       ? `now() + $${i + 1}::double precision * interval '1 millisecond'`
@@ -20,7 +25,7 @@ function pgInsertOne(columns: readonly JobColumn[], job: EnqueueRow, returning: 
   );
   const sql =
     `INSERT INTO nudge_jobs (${columns.map((c) => c.column).join(', ')}) VALUES (${values.join(', ')}) ` +
-    `${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`;
+    `${onConflict} RETURNING ${returningList(returning)}`;
   return { sql, params: columns.map((c) => paramValue(c, job)) };
 }
 
@@ -32,13 +37,19 @@ function pgInsertOne(columns: readonly JobColumn[], job: EnqueueRow, returning: 
  * is a plain `VALUES` row. A future
  * `run_at` is made `SCHEDULED` by the table's insert trigger; `delayMs` is added to the
  * database clock in the statement.
+ * @param onConflict - the upsert clause (default {@link ON_KEY_CONFLICT_DO_NOTHING}; the debounce
+ *   insert skips a job that waits under its key instead)
  * @throws Error when `jobs` is empty
  */
-export function pgInsertJobs(jobs: readonly EnqueueRow[], returning: Returning): SqlQuery {
+export function pgInsertJobs(
+  jobs: readonly EnqueueRow[],
+  returning: Returning,
+  onConflict = ON_KEY_CONFLICT_DO_NOTHING,
+): SqlQuery {
   const first = jobs[0];
   if (first === undefined) throw new Error('pgInsertJobs needs at least one job');
   const columns = presentColumns(first);
-  if (jobs.length === 1) return pgInsertOne(columns, first, returning);
+  if (jobs.length === 1) return pgInsertOne(columns, first, returning, onConflict);
   const records = jobs.map((job) => Object.fromEntries(columns.map((c) => [c.recordField, c.value(job)])));
   // jsonb_to_recordset reads a JSON null as SQL NULL: a payload of null, present in every record
   // of the run, is JSON null again.
@@ -54,6 +65,6 @@ export function pgInsertJobs(jobs: readonly EnqueueRow[], returning: Returning):
     `SELECT ${values.join(', ')} ` +
     `FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${columns.map((c) => `${c.recordField} ${c.pgType}`).join(', ')})) ` +
     `WITH ORDINALITY AS r(${columns.map((c) => c.recordField).join(', ')}, n) ` +
-    `ORDER BY r.n ${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`;
+    `ORDER BY r.n ${onConflict} RETURNING ${returningList(returning)}`;
   return { sql, params: [JSON.stringify(records)] };
 }

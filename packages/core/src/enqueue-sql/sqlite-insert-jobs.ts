@@ -33,9 +33,15 @@ function rowValues(columns: readonly JobColumn[], job: EnqueueRow): { sql: strin
  * The SQLite INSERT of `jobs`, which must all set the same fields (the plan groups them so): one
  * multi-row `VALUES` with `?` placeholders. `delayMs` is added to the database clock in the
  * statement; a `run_at` after that clock stores the job as `SCHEDULED`.
+ * @param onConflict - the upsert clause (default {@link ON_KEY_CONFLICT_DO_NOTHING}; the debounce
+ *   insert skips a job that waits under its key instead)
  * @throws Error when `jobs` is empty
  */
-export function sqliteInsertJobs(jobs: readonly EnqueueRow[], returning: Returning): SqlQuery {
+export function sqliteInsertJobs(
+  jobs: readonly EnqueueRow[],
+  returning: Returning,
+  onConflict = ON_KEY_CONFLICT_DO_NOTHING,
+): SqlQuery {
   const first = jobs[0];
   if (first === undefined) throw new Error('sqliteInsertJobs needs at least one job');
   const columns = presentColumns(first);
@@ -44,7 +50,7 @@ export function sqliteInsertJobs(jobs: readonly EnqueueRow[], returning: Returni
   const rows = jobs.map((job) => rowValues(columns, job));
   const sql =
     `INSERT INTO nudge_jobs (${names.join(', ')}) VALUES ${rows.map((r) => r.sql).join(', ')} ` +
-    `${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`;
+    `${onConflict} RETURNING ${returningList(returning)}`;
   return { sql, params: rows.flatMap((r) => r.params) };
 }
 

@@ -46,6 +46,8 @@ export function followUpOf(kind: unknown, payload: unknown, options: unknown): F
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
     ...(input.runAt === undefined ? {} : { runAt: input.runAt.toISOString() }),
     ...(input.delayMs === undefined ? {} : { delayMs: input.delayMs }),
+    ...(input.throttle === undefined ? {} : { throttle: { ...input.throttle } }),
+    ...(input.debounce === undefined ? {} : { debounce: { ...input.debounce } }),
   };
 }
 

@@ -1,7 +1,13 @@
 import type { ColumnType, Generated } from 'kysely';
 import type pg from 'pg';
 import type { JsonValue } from '@nudge/core';
-import { EnqueueReadBackError, enqueuePlan, type ReturnedRow, type SqlQuery } from '@nudge/core/enqueue-sql';
+import {
+  EnqueueReadBackError,
+  enqueuePlan,
+  isDeduped,
+  type ReturnedRow,
+  type SqlQuery,
+} from '@nudge/core/enqueue-sql';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import type { StoredAttemptError } from '../stored-attempt-error.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';
@@ -41,12 +47,14 @@ async function runPlan(
  * {@link pgEnqueueMany}); with a key, the insert and, when the key existed,
  * a read of the existing job (in READ COMMITTED each statement sees what committed before it, and
  * `ON CONFLICT` waited for a concurrent insert of the same key to commit or roll back). A job
- * deleted between the two is enqueued again, up to {@link KEY_TRIES} times.
+ * deleted between the two is enqueued again, up to {@link KEY_TRIES} times. A throttled or
+ * debounced job runs its statements in a transaction, as {@link pgEnqueueMany}.
  * @throws EnqueueReadBackError when the existing job kept vanishing
  */
 export async function pgEnqueueOne(pool: pg.Pool, input: EnqueueInput): Promise<EnqueuedJob> {
-  // A job with dependencies takes several statements, which must share one transaction.
-  if (input.dependsOn !== undefined && input.dependsOn.length > 0) {
+  // A job with dependencies, or a throttled or debounced one, takes several statements, which
+  // must share one transaction (a window opens with its job, or not at all).
+  if ((input.dependsOn !== undefined && input.dependsOn.length > 0) || isDeduped(input)) {
     const [job] = await pgEnqueueMany(pool, [input]);
     if (!job) throw new Error('the enqueue plan returned no job');
     return job;

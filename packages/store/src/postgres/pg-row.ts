@@ -18,6 +18,8 @@ export interface PgJobRow {
   last_error: string | null;
   idempotency_key: string | null;
   concurrency_key: string | null;
+  throttle_key: string | null;
+  debounce_key: string | null;
   result: JsonValue | null;
   progress: JsonValue | null;
   /** `[{attempt, at, error, instance}]`, `at` as ISO text. */
@@ -49,6 +51,8 @@ export function pgRowToJob(row: PgJobRow): Job {
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
     concurrencyKey: row.concurrency_key,
+    throttleKey: row.throttle_key,
+    debounceKey: row.debounce_key,
     result: row.result,
     progress: row.progress,
     errors: row.errors.map(toAttemptError),

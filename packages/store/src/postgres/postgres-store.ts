@@ -51,6 +51,7 @@ import { pgFinishedKinds, pgPruneFinished, pgReclaimSpace } from './pg-retention
 import { pgAdvanceSchedule, pgListSchedules, pgRegisterSchedules } from './pg-schedules.js';
 import { LimitedQueueHint, pgClaim } from './pg-claim.js';
 import { pgComplete } from './pg-complete.js';
+import { isDeduped } from '@nudge/core/enqueue-sql';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
@@ -212,6 +213,8 @@ export class PostgresStore implements Store {
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
+    // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
+    if (isDeduped(input)) return this.enqueue(input);
     assertStorableInput(input);
     // A job with dependencies is not due until they finish: it is never claimed by its producer.
     if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);

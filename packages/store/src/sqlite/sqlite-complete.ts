@@ -1,5 +1,14 @@
 import type Database from 'better-sqlite3';
-import { namedJobParams, ON_KEY_CONFLICT_DO_NOTHING, sqliteNamedValues } from '@nudge/core/enqueue-sql';
+import {
+  enqueuePlan,
+  isDeduped,
+  namedJobParams,
+  ON_KEY_CONFLICT_DO_NOTHING,
+  sqliteNamedValues,
+  type EnqueueRow,
+  type ReturnedRow,
+} from '@nudge/core/enqueue-sql';
+import { followUpRow } from '../deduped-follow-ups.js';
 import type { CompleteInput, FollowUpInput, JobLease } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, STORE_CLOCK } from './sqlite-time.js';
@@ -34,6 +43,14 @@ export function createSqliteComplete(
   const statement = db.prepare(COMPLETE);
   const clock = db.prepare(`SELECT ${SQLITE_NOW} AS now`).pluck();
   let insertFollowUp: Database.Statement | undefined;
+  // A throttled or debounced follow-up takes the dedupe statements of the enqueue plan (database
+  // clock, not the `now` of a test).
+  const enqueueDeduped = (row: EnqueueRow): void => {
+    const plan = enqueuePlan<ReturnedRow>('sqlite', [row], 'keys');
+    let step = plan.next();
+    while (!step.done)
+      step = plan.next(db.prepare<unknown[], ReturnedRow>(step.value.sql).all(...step.value.params));
+  };
   const complete = db.transaction((items: readonly CompleteInput[], given: string | null) => {
     // SQLite holds 'now' per statement; with follow-ups, one time for the whole transaction (as
     // PostgreSQL's now()), so a parent's finished_at and its follow-ups' created_at agree.
@@ -51,7 +68,10 @@ export function createSqliteComplete(
       written.push({ id: item.id, version: item.version });
       if (item.followUps === undefined) continue;
       insertFollowUp ??= db.prepare(INSERT_FOLLOW_UP);
-      for (const followUp of item.followUps) insertFollowUp.run(followUpParams(followUp, now));
+      for (const followUp of item.followUps) {
+        if (isDeduped(followUp)) enqueueDeduped(followUpRow(followUp));
+        else insertFollowUp.run(followUpParams(followUp, now));
+      }
     }
     return written;
   });

@@ -19,6 +19,8 @@ export interface SqliteJobsTable {
   last_error: string | null;
   idempotency_key: string | null;
   concurrency_key: string | null;
+  throttle_key: string | null;
+  debounce_key: string | null;
   result: string | null;
   progress: string | null;
   /** JSON text: `[{attempt, at, error, instance}]`. */
@@ -70,6 +72,8 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
     concurrencyKey: row.concurrency_key,
+    throttleKey: row.throttle_key,
+    debounceKey: row.debounce_key,
     result: row.result === null ? null : (JSON.parse(row.result) as JsonValue),
     progress: row.progress === null ? null : (JSON.parse(row.progress) as JsonValue),
     errors: (JSON.parse(row.errors) as StoredAttemptError[]).map(toAttemptError),

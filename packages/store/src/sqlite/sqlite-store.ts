@@ -51,6 +51,7 @@ import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
+import { isDeduped } from '@nudge/core/enqueue-sql';
 import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteJobCommands } from './sqlite-job-commands.js';
@@ -189,6 +190,8 @@ export class SqliteStore implements Store {
   }
 
   async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
+    // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
+    if (isDeduped(input)) return this.enqueue(input);
     assertStorableInput(input);
     // A job with dependencies is not due until they finish: it is never claimed by its producer.
     if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
