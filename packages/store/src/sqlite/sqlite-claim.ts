@@ -2,7 +2,12 @@ import type Database from 'better-sqlite3';
 import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
-import { SQLITE_LIMITS, SQLITE_LOG_STARTS, SQLITE_NOW_MS } from './sqlite-queue-limits-sql.js';
+import {
+  SQLITE_LIMITS,
+  SQLITE_LOG_STARTS,
+  SQLITE_NOW_MS,
+  SQLITE_OTHERS_PENDING,
+} from './sqlite-queue-limits-sql.js';
 import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
 
 // Invariant: one statement picks and flips the rows, under BEGIN IMMEDIATE, so no two claimers
@@ -35,11 +40,14 @@ const CLAIM_ORDER = 'priority, run_at, id';
  * Builds the claim statement for groups whose limits are above 0. Parameters: `@now` (NULL for
  * the database clock), `@workerId`, `@leaseMs`, then `@p1`, `@p2` … for each group's kinds and
  * queues (JSON arrays) and limits, and the capped and limited queues' limits, in order.
+ * `othersPending` false leaves out the candidates of queues neither capped nor limited: the caller
+ * found no pending row in them (see `SQLITE_OTHERS_PENDING`).
  */
 export function buildSqliteClaim(
   input: ClaimInput,
   groups: readonly ClaimGroup[],
   limited: readonly SqliteLimitedQueue[] = [],
+  othersPending = true,
 ): BuiltClaim {
   const params: Record<string, unknown> = {
     now: toSqliteTime(input.now),
@@ -78,7 +86,10 @@ export function buildSqliteClaim(
       apart.length === 0
         ? ''
         : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(apart))}))`;
-    offered.push(candidate(g, kinds, `${groupQueues} ${notApart}`, bind(group.limit)));
+    // Without a pending row outside the capped and limited queues, this candidate would read every
+    // pending row of theirs in claim order to find none.
+    if (othersPending || apart.length === 0)
+      offered.push(candidate(g, kinds, `${groupQueues} ${notApart}`, bind(group.limit)));
     for (const queue of own) {
       const limit = limits.get(queue);
       const cap = instanceCaps.get(queue);
@@ -94,8 +105,19 @@ export function buildSqliteClaim(
       offered.push(candidate(g, kinds, filter, bind(most)));
     }
   });
+  // No candidate at all (every queue with rows is limited and has no room): claim nothing.
+  if (offered.length === 0)
+    offered.push(
+      'SELECT NULL AS g, NULL AS id, NULL AS queue, NULL AS priority, NULL AS run_at, NULL AS concurrency_key WHERE 0',
+    );
   let kept = `SELECT id FROM (${offered.join(' UNION ALL ')})`;
-  if (own.length > 0) {
+  // The window functions that cut rows to each queue's room and key's room are needed only when
+  // some cut can apply: an instance cap, a key limit, or a cluster room smaller than all the
+  // groups together could take (each candidate already reads at most its group's limit).
+  const total = groups.reduce((sum, group) => sum + group.limit, 0);
+  const mayCut =
+    capEntries.length > 0 || limited.some((queue) => queue.keyConcurrency !== null || queue.room < total);
+  if (own.length > 0 && mayCut) {
     const groupLimits = bind(JSON.stringify(groups.map((group) => group.limit)));
     const caps: Record<string, number> = Object.fromEntries(capEntries);
     for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
@@ -171,6 +193,7 @@ function servedJson(input: ClaimInput, groups: readonly ClaimGroup[]): string | 
  */
 export function createSqliteClaim(db: Database.Database): (input: ClaimInput) => ClaimedJob[] {
   const statements = new Map<string, Database.Statement<Record<string, unknown>, ClaimRow>>();
+  const othersPending = db.prepare<{ apart: string }, { found: number }>(SQLITE_OTHERS_PENDING);
   const readLimits = db.prepare<{ now: string | null; served: string | null }, LimitsRow>(SQLITE_LIMITS);
   const logStarts = db.prepare<{ now: string | null; name: string; started: number }>(SQLITE_LOG_STARTS);
   const clockMs = db.prepare<{ now: string | null }, { ms: number }>(`SELECT ${SQLITE_NOW_MS} AS ms`);
@@ -184,7 +207,11 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
       room: row.room,
       keyConcurrency: row.key_concurrency,
     }));
-    const { text, params } = buildSqliteClaim(input, groups, limited);
+    const apart = [
+      ...new Set([...Object.keys(input.queueLimits ?? {}), ...limited.map((queue) => queue.name)]),
+    ];
+    const others = apart.length === 0 || othersPending.get({ apart: JSON.stringify(apart) })?.found === 1;
+    const { text, params } = buildSqliteClaim(input, groups, limited, others);
     let statement = statements.get(text);
     if (!statement) {
       statement = db.prepare<Record<string, unknown>, ClaimRow>(text);

@@ -49,3 +49,21 @@ UPDATE nudge_queues AS q
                         * max(1, q.rate_interval_ms / 1000), @started
              ) GROUP BY t ORDER BY t) AS m)
  WHERE q.name = @name AND q.rate_limit IS NOT NULL`;
+
+/**
+ * Whether any queue outside `@apart` (a JSON array of queue names) has a pending row: a walk over
+ * the distinct queues of the pending rows in the database's own order (one probe of the
+ * `nudge_jobs_queue_claimable` index each), which stops at the first queue not in `@apart`.
+ * Answers `found` 1 or 0.
+ */
+export const SQLITE_OTHERS_PENDING = `
+WITH RECURSIVE walk(name) AS (
+  SELECT (SELECT min(queue) FROM nudge_jobs WHERE status = 'PENDING')
+  UNION ALL
+  SELECT (SELECT min(queue) FROM nudge_jobs WHERE status = 'PENDING' AND queue > walk.name)
+    FROM walk
+   WHERE walk.name IN (SELECT value FROM json_each(@apart))
+)
+SELECT EXISTS (
+  SELECT 1 FROM walk WHERE name IS NOT NULL AND name NOT IN (SELECT value FROM json_each(@apart))
+) AS found`;
