@@ -270,7 +270,9 @@ function renderJobs(jobs) {
 
 /** The applied filter in words, such as `FAILED jobs of kind "sendEmail" in queue "emails"`. */
 function describeFilter(status) {
-  const parts = [`${status ? `${status} jobs` : 'unfinished jobs (WAITING, SCHEDULED, PENDING and RUNNING)'}`];
+  const parts = [
+    `${status ? `${status} jobs` : 'unfinished jobs (WAITING, SCHEDULED, PENDING and RUNNING)'}`,
+  ];
   if (filters.kind) parts.push(`of kind "${filters.kind}"`);
   if (filters.queue) parts.push(`in queue "${filters.queue}"`);
   return parts.join(' ');
