@@ -233,7 +233,7 @@ for (const dialect of DIALECTS) {
         [['retry', '--status', 'RUNNING'], /--status.*must be one of FAILED, CANCELLED/],
         [
           ['cancel', '--status', 'PENDING,DONE'],
-          /--status.*must be one or more of SCHEDULED, PENDING, RUNNING/,
+          /--status.*must be one or more of WAITING, SCHEDULED, PENDING, RUNNING/,
         ],
         [['cancel', '--queue', 'bulkq', '--limit', '0'], /--limit.*must be a whole number/],
         [['cancel', '--created-after', 'today'], /--created-after.*must be a date-time/],
