@@ -2,6 +2,7 @@ import { DIALECTS, rawQuery } from '@nudge/test-databases';
 import type { ChaosSize, Scenario } from '../scenario.js';
 import { delay, randomInt, runInCluster } from '../run-scenario.js';
 import { readAudit, type AuditRow } from '../audit.js';
+import { readLedger } from '../ledger.js';
 
 const JOBS: Record<ChaosSize, number> = { test: 150, ci: 400, full: 1_500 };
 const QUEUE = 'partner';
@@ -83,15 +84,20 @@ export const queueLimits: Scenario = {
         await cluster.kill('a');
         await cluster.start('a');
         await delay(runMs / 4);
-        // Stop b while it holds one of the queue's jobs, so that its lease expires and is swept.
+        // Stop b while one of the queue's jobs runs in its handler, and no job it claimed waits
+        // to start: the duplicates check explains a re-run by a fault after the earlier attempt's
+        // start, and a job claimed but not started before the stop would start after it.
         const b = cluster.instances.get('b');
         for (let waited = 0; waited < 10_000; waited += 5) {
-          const [held] = await rawQuery<{ n: number | string }>(
+          const held = await rawQuery<{ id: number | string }>(
             cluster.db,
-            `SELECT count(*) AS n FROM nudge_jobs WHERE status = 'RUNNING'
+            `SELECT id FROM nudge_jobs WHERE status = 'RUNNING'
                 AND claimed_by IN (SELECT id FROM nudge_instances WHERE pid = ${Number(b?.pid)})`,
           );
-          if (Number(held?.n) > 0) break;
+          const started = readLedger(cluster.ledgerDir).filter((a) => a.pid === b?.pid);
+          const running = started.filter((a) => a.endedAt === undefined).map((a) => a.id);
+          const ids = held.map((row) => Number(row.id));
+          if (ids.length > 0 && ids.every((id) => running.includes(id))) break;
           await delay(5);
         }
         cluster.pause('b');
