@@ -7,7 +7,16 @@ export interface Fault {
   readonly at: number;
   /** `kill` (SIGKILL), `stop` (SIGSTOP), `partition` (blackholed), `crash` (it died on its own), `terminate` (SIGTERM). */
   readonly kind: 'kill' | 'stop' | 'partition' | 'crash' | 'terminate';
+  /**
+   * For `stop`: when the process was resumed (SIGCONT). A job it claimed before the stop may start
+   * its handler only after this, so an attempt starting up to {@link RESUME_GRACE_MS} later counts
+   * as interrupted by the stop too.
+   */
+  until?: number;
 }
+
+/** How long after a stopped process resumes its attempts still count as interrupted by the stop, in ms. */
+const RESUME_GRACE_MS = 1_000;
 
 /** A job row as the checks read it at the end of a scenario. */
 export interface FinalRow {
@@ -110,7 +119,11 @@ export function analyse(evidence: Evidence): Findings {
   }
   const interrupted = (attempt: LedgerAttempt): boolean =>
     evidence.faults.some(
-      (f) => f.pid === attempt.pid && INTERRUPTING.has(f.kind) && f.at >= attempt.startedAt,
+      (f) =>
+        f.pid === attempt.pid &&
+        INTERRUPTING.has(f.kind) &&
+        (f.at >= attempt.startedAt ||
+          (f.kind === 'stop' && f.until !== undefined && attempt.startedAt <= f.until + RESUME_GRACE_MS)),
     );
   let duplicatesExplained = 0;
   let duplicatesUnexplained = 0;

@@ -135,7 +135,10 @@ export class ChaosCluster {
 
   /** SIGCONTs `name`. */
   resume(name: string): void {
-    this.#instance(name).server.child.kill('SIGCONT');
+    const instance = this.#instance(name);
+    const stop = this.faults.findLast((f) => f.pid === instance.pid && f.kind === 'stop');
+    if (stop && stop.until === undefined) stop.until = ledgerNow();
+    instance.server.child.kill('SIGCONT');
   }
 
   /** Records that `name` is cut off from the database from now on (the caller cuts it). */
