@@ -15,6 +15,8 @@ export function hasFollowUps(items: readonly CompleteInput[]): boolean {
  * Refuses follow-ups that break the job contract of `@nudge/core` or that the two dialects would
  * not store alike (as `assertStorableInput` does for enqueues), before anything of the batch is
  * written. `payloadJson` must be JSON text as `JSON.stringify` writes it; it is scanned, not parsed.
+ * A parent's follow-ups are one batch: a `dependsOn` entry `{ index: n }` names its n-th follow-up,
+ * an earlier one.
  * @throws NudgeError `INVALID_REQUEST`, `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP`, naming the job
  *   and the follow-up's JSON Pointer
  */
@@ -23,7 +25,7 @@ export function assertStorableFollowUps(items: readonly CompleteInput[]): void {
     item.followUps?.forEach((followUp, index) => {
       const where = `job ${item.id}: /followUps/${index}`;
       const { payloadJson: _payloadJson, ...options } = followUp;
-      const refused = jobInputProblem(options, `/followUps/${index}`);
+      const refused = jobInputProblem(options, `/followUps/${index}`, 'date', index);
       if (refused) throw new NudgeError(refused.code, `job ${item.id}: ${refused.message}`);
       const problem =
         followUp.payloadJson === undefined ? undefined : findUnstorableJsonText(followUp.payloadJson);

@@ -6,7 +6,11 @@ import type { JobLease } from './claim-types.js';
 /**
  * A follow-up job recorded by `ctx.enqueue`, inserted with its parent's completion: the job
  * options of `@nudge/core`, with the payload as JSON text (not parsed again; `'{}'` when omitted).
- * A `delayMs` counts from the database's now at completion.
+ * A `delayMs` counts from the database's now at completion. A parent's follow-ups are one batch:
+ * `dependsOn` may give `{ index: n }` of an earlier one. Dependencies are read when the completion
+ * is written, and an id that names no job then counts as a dependency that did not succeed (with
+ * `onDependencyFailure: 'cancel'` the follow-up is inserted `CANCELLED`, `last_error`
+ * `dependency <id> does not exist`): the completion is never refused for it.
  */
 export interface FollowUpInput extends JobOptions {
   /** Handler name. */

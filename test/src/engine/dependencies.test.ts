@@ -36,4 +36,39 @@ describeEngine('job dependencies in handlers', (t) => {
       assert.deepEqual(other.result, { dependencies: {}, frozen: true }, 'none without dependencies');
     });
   }
+
+  it('a handler fans out a flow with ctx.enqueue: the merge waits for its parts by index and reads them', async () => {
+    const engine = await t.engine({ threads: 2 });
+    const before = await t.store.enqueue({ kind: 'echo', payload: { part: 'before' } });
+    const parent = await t.store.enqueue({
+      kind: 'fanOutFlow',
+      payload: { parts: [0, 1, 2], alsoAfter: [before.id] },
+    });
+    engine.start();
+    const finished = await waitUntil(async () => {
+      const jobs = await t.store.listJobs({ kind: 'readDependencies', limit: 10 });
+      return jobs[0]?.status === 'SUCCEEDED' ? jobs[0] : undefined;
+    });
+    assert.deepEqual((await t.store.getJob(parent.id))?.result, { indexes: [0, 1, 2], merge: 3 });
+    const parts = (await t.store.listJobs({ kind: 'echo', limit: 10 }))
+      .filter((job) => job.id > parent.id)
+      .sort((a, b) => a.id - b.id);
+    assert.equal(parts.length, 3);
+    assert.deepEqual(finished.dependsOn, [...parts.map((p) => p.id), before.id]);
+    const result = finished.result as { dependencies: Record<string, { status: string }> };
+    assert.deepEqual(
+      Object.keys(result.dependencies)
+        .map(Number)
+        .sort((a, b) => a - b),
+      [before.id, ...parts.map((p) => p.id)],
+    );
+    for (const part of [...parts, before]) {
+      const job = await t.store.getJob(part.id);
+      assert.deepEqual(result.dependencies[part.id], { status: 'SUCCEEDED', result: job?.result });
+      assert.ok(
+        (job?.finishedAt?.getTime() ?? Infinity) <= (finished.startedAt?.getTime() ?? 0),
+        'the merge ran last',
+      );
+    }
+  });
 });

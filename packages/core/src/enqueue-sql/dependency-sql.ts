@@ -43,11 +43,20 @@ export function lockDependencies(dialect: SqlDialect, ids: readonly number[]): S
   };
 }
 
-/** The start of a job whose dependencies are `rows`, by {@link DependentStart}. */
+/**
+ * The start of a job whose dependencies are `rows`, by {@link DependentStart}. `missing` are ids
+ * that name no job, counted as dependencies that did not succeed (a follow-up's dependencies are
+ * read only when its parent completes; see `enqueuePlan`): `cancel` inserts the job `CANCELLED`,
+ * `run` leaves them out.
+ */
 export function dependentStart(
   rows: readonly DependencyStatusRow[],
   mode: DependencyFailureMode,
+  missing: readonly number[] = [],
 ): DependentStart {
+  const [absent] = missing;
+  if (absent !== undefined && mode === 'cancel')
+    return { status: 'CANCELLED', lastError: `dependency ${absent} does not exist` };
   const failed = rows.find((row) => row.status === 'FAILED' || row.status === 'CANCELLED');
   if (failed && mode === 'cancel')
     return { status: 'CANCELLED', lastError: `dependency ${String(failed.id)} ended ${failed.status}` };

@@ -23,6 +23,13 @@ const MAX_ROWS = 1000;
 /** `(kind, key)` pairs per read-back of existing jobs. */
 const MAX_KEYS_PER_READ = 500;
 
+/**
+ * What a `dependsOn` id that names no job does: `'refuse'` throws `DEPENDENCY_NOT_FOUND` (a
+ * producer, who can fix the request); `'unmet'` counts it as a dependency that did not succeed
+ * (a handler's follow-up, written with its parent's completion, which must not fail for it).
+ */
+export type MissingDependency = 'refuse' | 'unmet';
+
 /** One job's outcome in a plan: the row returned for it, and whether this plan inserted it. */
 export interface PlannedJob<Row extends ReturnedRow> {
   readonly row: Row;
@@ -152,8 +159,9 @@ function resolveDependencies(
  * nothing. A job with `dependsOn` is inserted on its own: its dependencies are locked and read
  * ({@link lockDependencies}), it is inserted `WAITING`, `CANCELLED` or as any other job
  * ({@link dependentStart}), and a `WAITING` job's edges are recorded.
- * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job; `INVALID_REQUEST`
- *   when `{ index }` is not an earlier job of the batch
+ * @param missingDependency - what a dependency id that names no job does ({@link MissingDependency})
+ * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job (with `'refuse'`);
+ *   `INVALID_REQUEST` when `{ index }` is not an earlier job of the batch
  * @throws EnqueueReadBackError when a conflicting job cannot be read back
  * @throws DedupeContentionError when a throttled or debounced job kept losing to concurrent producers
  * @throws Error when the database returned rows that do not match the jobs (a foreign table)
@@ -162,6 +170,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
   dialect: SqlDialect,
   jobs: readonly EnqueueRow[],
   returning: Returning,
+  missingDependency: MissingDependency = 'refuse',
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
   const missing: Array<{ index: number; kind: string; key: string }> = [];
@@ -192,6 +201,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     const first = slice[0] as EnqueueRow;
     let insert: SqlQuery;
     let dependencies: number[] = [];
+    let edges: number[] = [];
     let waiting = false;
     if (hasDependencies(first)) {
       if (missing.length > 0) yield* readBack();
@@ -200,14 +210,16 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       const found = (yield lockDependencies(dialect, dependencies)) as unknown as DependencyStatusRow[];
       const known = new Set(found.map((row) => Number(row.id)));
       const unknown = dependencies.filter((id) => !known.has(id));
-      if (unknown.length > 0) {
+      if (unknown.length > 0 && missingDependency === 'refuse') {
         throw new NudgeError(
           'DEPENDENCY_NOT_FOUND',
           `${jobs.length > 1 ? `/jobs/${start}/dependsOn` : '/dependsOn'} names job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which do${unknown.length > 1 ? '' : 'es'} not exist: depend only on jobs that exist (or were not deleted by retention)`,
         );
       }
-      const begin = dependentStart(found, first.onDependencyFailure ?? 'cancel');
+      const begin = dependentStart(found, first.onDependencyFailure ?? 'cancel', unknown);
       waiting = begin.status === 'WAITING';
+      // Edges only to jobs that exist: the dependency trigger would count a missing one as finished.
+      edges = unknown.length > 0 ? dependencies.filter((id) => known.has(id)) : dependencies;
       insert = insertDependentJob(dialect, first, dependencies, begin, returning);
     } else {
       insert = dialect === 'postgres' ? pgInsertJobs(slice, returning) : sqliteInsertJobs(slice, returning);
@@ -221,7 +233,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       if (row && row.kind === job.kind && (row.ikey ?? undefined) === key) {
         results[index] = { row, created: true };
         next += 1;
-        if (waiting) yield insertDependencyEdges(dialect, Number(row.id), dependencies);
+        if (waiting) yield insertDependencyEdges(dialect, Number(row.id), edges);
       } else if (key !== undefined) {
         missing.push({ index, kind: job.kind, key });
       } else {

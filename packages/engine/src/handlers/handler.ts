@@ -55,14 +55,21 @@ export interface HandlerContext {
    * lease) or the attempt fails (its recorded follow-ups are dropped; a retry records its own).
    * At most `MAX_FOLLOW_UPS` (1,000) per attempt. A follow-up of the handler's own kind with a
    * delay makes a recurring job.
+   *
+   * The follow-ups of one attempt are one batch, as in `POST /jobs/batch`: `dependsOn` may name
+   * job ids or `{ index: n }`, the follow-up an earlier call returned, so a handler fans out parts
+   * and a merge that waits for them. Dependencies are read when the completion is written; an id
+   * that names no job then counts as a dependency that did not succeed (with the default
+   * `onDependencyFailure: 'cancel'` the follow-up is inserted `CANCELLED`).
    * @param payload - the new job's payload @defaultValue `{}`
+   * @returns the follow-up's 0-based position among this attempt's follow-ups: its `{ index }`
    * @throws NudgeError `INVALID_REQUEST` when `kind` or an option breaks the job contract (the
    *   message names the field by its JSON Pointer, as `POST /jobs` does), `PAYLOAD_UNSTORABLE` or
    *   `PAYLOAD_TOO_DEEP` for a payload no dialect stores alike
    * @throws RangeError when the attempt already recorded the maximum
    * @throws Error when called after the attempt settled
    */
-  enqueue(kind: string, payload?: JsonValue, options?: FollowUpOptions): void;
+  enqueue(kind: string, payload?: JsonValue, options?: FollowUpOptions): number;
 }
 
 /** What `ctx.progress` takes: a percentage, or a small JSON object with an optional `percent`. */
@@ -72,10 +79,10 @@ export type ProgressValue =
 /**
  * Options of a follow-up job (`ctx.enqueue`): the job options of `@nudge/core`, with the same
  * limits as every other enqueue path; omitted ones take the enqueue defaults. A `delayMs` counts
- * from the database's now when the completion is written. `dependsOn` and `onDependencyFailure`
- * are refused (`INVALID_REQUEST`): flows of dependent jobs are enqueued by producers.
+ * from the database's now when the completion is written; `{ index: n }` in `dependsOn` is the
+ * attempt's n-th follow-up (see `HandlerContext.enqueue`).
  */
-export type FollowUpOptions = Omit<JobOptions, 'dependsOn' | 'onDependencyFailure'>;
+export type FollowUpOptions = JobOptions;
 
 /**
  * A job handler: takes the job's payload, returns a JSON value stored as the job's `result`.

@@ -166,16 +166,17 @@ export class AttemptRunner {
     this.#progressTimer = setTimeout(() => this.#sendProgress(), wait);
   }
 
-  #recordFollowUp(entry: Running, kind: unknown, payload: unknown, options: unknown): void {
+  #recordFollowUp(entry: Running, kind: unknown, payload: unknown, options: unknown): number {
     if (entry.settled) {
       throw new Error(`ctx.enqueue was called after job ${entry.id}'s attempt ended: nothing was enqueued`);
     }
-    const followUp = followUpOf(kind, payload, options);
     const list = (entry.followUps ??= []);
+    const followUp = followUpOf(kind, payload, options, list.length);
     if (list.length >= MAX_FOLLOW_UPS) {
       throw new RangeError(`ctx.enqueue: an attempt may enqueue at most ${MAX_FOLLOW_UPS} follow-up jobs`);
     }
     list.push(followUp);
+    return list.length - 1;
   }
 
   #settle(entry: Running, result: AttemptResult): void {

@@ -1,4 +1,4 @@
-import { describeValue, NudgeError, validateJobInput, type JobInput } from '@nudge/core';
+import { describeValue, NudgeError, validateJobInput, type DependencyRef, type JobInput } from '@nudge/core';
 import type { FollowUpInput } from '@nudge/store';
 
 /** A follow-up job as a thread sends it: a {@link FollowUpInput} with `runAt` as ISO text. */
@@ -7,11 +7,18 @@ export type FollowUpWire = Omit<FollowUpInput, 'runAt'> & { readonly runAt?: str
 /**
  * Checks one `ctx.enqueue` call by the job contract of `@nudge/core` (the same rules and messages
  * as `POST /jobs` and the client) and returns the follow-up to send with the attempt's result.
+ * `position` is its place among the attempt's follow-ups, which are one batch: a `dependsOn`
+ * entry `{ index }` must name an earlier one.
  * @throws NudgeError `INVALID_REQUEST` naming the field by its JSON Pointer (`/priority must be
  *   an integer from -1000 to 1000 (got 5000)`), `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP` for a
  *   payload no dialect stores alike
  */
-export function followUpOf(kind: unknown, payload: unknown, options: unknown): FollowUpWire {
+export function followUpOf(
+  kind: unknown,
+  payload: unknown,
+  options: unknown,
+  position: number,
+): FollowUpWire {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new NudgeError(
       'INVALID_REQUEST',
@@ -24,18 +31,8 @@ export function followUpOf(kind: unknown, payload: unknown, options: unknown): F
       throw new NudgeError('INVALID_REQUEST', `/${field} is an argument of ctx.enqueue, not an option`);
     }
   }
-  // A follow-up is inserted inside the completion's statement, where a dependency that does not
-  // exist could only fail the completion itself: flows are enqueued by producers instead.
-  for (const field of ['dependsOn', 'onDependencyFailure'] as const) {
-    if (o[field] !== undefined) {
-      throw new NudgeError(
-        'INVALID_REQUEST',
-        `/${field} is not taken by ctx.enqueue: enqueue a flow of dependent jobs with POST /jobs/batch or the client's enqueueMany`,
-      );
-    }
-  }
   const job = { kind, ...(payload === undefined ? {} : { payload }), ...o };
-  validateJobInput(job);
+  validateJobInput(job, '', 'date', position);
   const input = job as JobInput<string, unknown>;
   return {
     kind: input.kind,
@@ -48,8 +45,13 @@ export function followUpOf(kind: unknown, payload: unknown, options: unknown): F
     ...(input.delayMs === undefined ? {} : { delayMs: input.delayMs }),
     ...(input.throttle === undefined ? {} : { throttle: { ...input.throttle } }),
     ...(input.debounce === undefined ? {} : { debounce: { ...input.debounce } }),
+    ...(input.dependsOn === undefined ? {} : { dependsOn: input.dependsOn.map(copyRef) }),
+    ...(input.onDependencyFailure === undefined ? {} : { onDependencyFailure: input.onDependencyFailure }),
   };
 }
+
+/** A `dependsOn` entry as a plain value, whatever object the handler passed. */
+const copyRef = (ref: DependencyRef): DependencyRef => (typeof ref === 'number' ? ref : { index: ref.index });
 
 /** The follow-ups a thread sent, as the store takes them (`runAt` back to a `Date`). */
 export function toFollowUpInputs(wire: readonly FollowUpWire[]): FollowUpInput[] {

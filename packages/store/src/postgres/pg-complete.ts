@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { ON_KEY_CONFLICT_DO_NOTHING, pgRecordDefinition, pgRecordValues } from '@nudge/core/enqueue-sql';
-import { hasDedupedFollowUps } from '../deduped-follow-ups.js';
+import { hasPlannedFollowUps } from '../planned-follow-ups.js';
 import { followUpRecordsJson, hasFollowUps } from '../follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
 import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseValue } from './pg-lease-map.js';
-import { pgCompleteDeduped } from './pg-complete-deduped.js';
+import { pgCompletePlanned } from './pg-complete-planned.js';
 import { pgNow } from './pg-row.js';
 
 // Invariant: only the current attempt (same id and version, still RUNNING) records a success.
@@ -47,19 +47,19 @@ function progressMap(items: readonly CompleteInput[]): string {
 
 /**
  * The PostgreSQL completion, one statement for the batch; see {@link Store.complete}. A batch
- * without progress or follow-ups runs the plain statement; one with throttled or debounced
- * follow-ups runs in a transaction ({@link pgCompleteDeduped}).
+ * without progress or follow-ups runs the plain statement; one with throttled, debounced or
+ * dependent follow-ups runs in a transaction ({@link pgCompletePlanned}).
  */
 export async function pgComplete(
   pool: pg.Pool,
   items: readonly CompleteInput[],
   now?: Date,
 ): Promise<JobLease[]> {
-  if (hasDedupedFollowUps(items)) return pgCompleteDeduped(pool, items, now, pgCompleteOn);
+  if (hasPlannedFollowUps(items)) return pgCompletePlanned(pool, items, now, pgCompleteOn);
   return pgCompleteOn(pool, items, now);
 }
 
-/** {@link pgComplete} on a pool or inside a client's transaction, without throttled or debounced follow-ups. */
+/** {@link pgComplete} on a pool or inside a client's transaction, without follow-ups that take the enqueue plan. */
 async function pgCompleteOn(
   pool: pg.Pool | pg.ClientBase,
   items: readonly CompleteInput[],

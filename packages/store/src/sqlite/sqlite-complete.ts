@@ -1,14 +1,13 @@
 import type Database from 'better-sqlite3';
 import {
   enqueuePlan,
-  isDeduped,
   namedJobParams,
   ON_KEY_CONFLICT_DO_NOTHING,
   sqliteNamedValues,
   type EnqueueRow,
   type ReturnedRow,
 } from '@nudge/core/enqueue-sql';
-import { followUpRow } from '../deduped-follow-ups.js';
+import { splitPlannedFollowUps } from '../planned-follow-ups.js';
 import type { CompleteInput, FollowUpInput, JobLease } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, STORE_CLOCK } from './sqlite-time.js';
@@ -43,18 +42,20 @@ export function createSqliteComplete(
   const statement = db.prepare(COMPLETE);
   const clock = db.prepare(`SELECT ${SQLITE_NOW} AS now`).pluck();
   let insertFollowUp: Database.Statement | undefined;
-  // A throttled or debounced follow-up takes the dedupe statements of the enqueue plan (database
-  // clock, not the `now` of a test).
-  const enqueueDeduped = (row: EnqueueRow): void => {
-    const plan = enqueuePlan<ReturnedRow>('sqlite', [row], 'keys');
+  // A parent with a throttled, debounced or dependent follow-up enqueues all of its follow-ups
+  // through the enqueue plan, as one batch (database clock, not the `now` of a test); a dependency
+  // id that names no job counts as one that did not succeed.
+  const enqueuePlanned = (rows: readonly EnqueueRow[]): void => {
+    const plan = enqueuePlan<ReturnedRow>('sqlite', rows, 'keys', 'unmet');
     let step = plan.next();
     while (!step.done)
       step = plan.next(db.prepare<unknown[], ReturnedRow>(step.value.sql).all(...step.value.params));
   };
-  const complete = db.transaction((items: readonly CompleteInput[], given: string | null) => {
+  const complete = db.transaction((batch: readonly CompleteInput[], given: string | null) => {
+    const { plain: items, planned } = splitPlannedFollowUps(batch);
     // SQLite holds 'now' per statement; with follow-ups, one time for the whole transaction (as
     // PostgreSQL's now()), so a parent's finished_at and its follow-ups' created_at agree.
-    const now = given ?? (items.some((item) => item.followUps) ? (clock.get({ now: null }) as string) : null);
+    const now = given ?? (batch.some((item) => item.followUps) ? (clock.get({ now: null }) as string) : null);
     const written: JobLease[] = [];
     for (const item of items) {
       const params = {
@@ -66,12 +67,11 @@ export function createSqliteComplete(
       };
       if (statement.run(params).changes !== 1) continue;
       written.push({ id: item.id, version: item.version });
+      const rows = planned.get(item.id);
+      if (rows !== undefined) enqueuePlanned(rows);
       if (item.followUps === undefined) continue;
       insertFollowUp ??= db.prepare(INSERT_FOLLOW_UP);
-      for (const followUp of item.followUps) {
-        if (isDeduped(followUp)) enqueueDeduped(followUpRow(followUp));
-        else insertFollowUp.run(followUpParams(followUp, now));
-      }
+      for (const followUp of item.followUps) insertFollowUp.run(followUpParams(followUp, now));
     }
     return written;
   });
