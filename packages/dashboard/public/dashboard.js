@@ -58,8 +58,9 @@ function ago(iso) {
 function statusCounts(stats, queues) {
   const byStatus = stats?.byStatus ?? stats?.counts?.byStatus ?? stats?.statuses;
   if (byStatus) return byStatus;
-  const counts = { SCHEDULED: 0, PENDING: 0, RUNNING: 0 };
+  const counts = { WAITING: 0, SCHEDULED: 0, PENDING: 0, RUNNING: 0 };
   for (const q of queues) {
+    counts.WAITING += q.waiting;
     counts.SCHEDULED += q.scheduled;
     counts.PENDING += q.pending;
     counts.RUNNING += q.running;
@@ -147,6 +148,7 @@ function renderQueues(queues) {
         'tr',
         { dataset: { queue: q.name } },
         element('td', {}, q.name),
+        element('td', {}, q.waiting),
         element('td', {}, q.scheduled),
         element('td', {}, q.pending),
         element('td', {}, q.running),

@@ -37,6 +37,7 @@ export const queueViewSchema = Type.Object(
       description:
         'Most jobs with one concurrencyKey running at once across all instances; null for no limit.',
     }),
+    waiting: Type.Integer({ description: 'Jobs waiting for their dependencies (WAITING).' }),
     scheduled: Type.Integer({ description: 'Jobs not due yet.' }),
     pending: Type.Integer({ description: 'Jobs due and waiting.' }),
     running: Type.Integer({ description: 'Jobs running now.' }),

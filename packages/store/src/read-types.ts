@@ -64,8 +64,13 @@ export interface QueueState extends QueueLimits {
   readonly paused: boolean;
   /** When it was last paused, resumed or given limits; `null` if never. */
   readonly updatedAt: Date | null;
+  /** Jobs waiting for their dependencies (`WAITING`). */
+  readonly waiting: number;
+  /** Jobs not due yet (`SCHEDULED`). */
   readonly scheduled: number;
+  /** Jobs due and not claimed (`PENDING`). */
   readonly pending: number;
+  /** Jobs running now (`RUNNING`). */
   readonly running: number;
 }
 

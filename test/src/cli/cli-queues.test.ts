@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(table.code, 0, table.stderr);
       assert.match(table.stdout, /^QUEUE\s+PAUSED\s+CONCURRENCY\s+RATE\s+PER KEY/);
-      assert.match(table.stdout, /\npartner\s+no\s+-\s+100\/1000ms\s+1\s+0\s+0\s+0\n$/);
+      assert.match(table.stdout, /\npartner\s+no\s+-\s+100\/1000ms\s+1\s+0\s+0\s+0\s+0\n$/);
       const stored = (await store.listQueues()).find((q) => q.name === 'partner');
       assert.deepEqual(
         [stored?.concurrency, stored?.rateLimit, stored?.keyConcurrency],

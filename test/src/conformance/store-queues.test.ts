@@ -108,6 +108,27 @@ describeStore('named queues', (t) => {
     assert.equal((await claimFrom(10)).length, 2);
   });
 
+  it('listQueues counts each unfinished status of a queue, WAITING included, and no finished job', async () => {
+    const [first] = await t.store.enqueueMany([
+      { kind: 'k', queue: 'flow' },
+      { kind: 'k', queue: 'flow', dependsOn: [{ index: 0 }] },
+      { kind: 'k', queue: 'flow', delayMs: 3_600_000 },
+      { kind: 'k', queue: 'flow' },
+      { kind: 'k', queue: 'flow' },
+    ]);
+    assert.ok(first);
+    const claimed = await claimFrom(2, { queues: ['flow'] });
+    // Not the dependency: its success would release the waiting job.
+    const finished = claimed.find((j) => j.id !== first.id);
+    assert.ok(finished);
+    await t.store.complete([{ id: finished.id, version: finished.version, resultJson: null }]);
+    const [flow] = await t.store.listQueues();
+    assert.deepEqual(
+      flow && [flow.name, flow.waiting, flow.scheduled, flow.pending, flow.running],
+      ['flow', 1, 1, 1, 1],
+    );
+  });
+
   it('a queue paused before it has any job is listed, and enqueueAndClaim does not claim its jobs', async () => {
     await t.store.setQueuePaused('later', true);
     assert.deepEqual(

@@ -187,5 +187,19 @@ describe(
       assert.equal(await limits('partner').textContent(), '3 at once · 25 per 1000 ms · 1 per key');
       assert.equal(await limits('reports').textContent(), '2 at once');
     });
+
+    it("counts each queue's waiting and scheduled jobs", async () => {
+      await server.store.enqueueMany([
+        { kind: 'noop', queue: 'flowq', delayMs: 3_600_000 },
+        { kind: 'noop', queue: 'flowq', dependsOn: [{ index: 0 }] },
+      ]);
+      await page.goto(`${server.url}/dashboard/`);
+      const cells = page.locator('#queues tr[data-queue="flowq"] td');
+      await waitUntil(async () => ((await cells.count()) > 0 ? true : undefined), 10_000);
+      const headers = await page.locator('#queues thead th').allTextContents();
+      const texts = await cells.allTextContents();
+      assert.equal(texts[headers.indexOf('waiting')], '1');
+      assert.equal(texts[headers.indexOf('scheduled')], '1');
+    });
   },
 );

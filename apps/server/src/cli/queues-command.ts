@@ -38,13 +38,14 @@ const describeRate = (limit: QueueView['rateLimit']): string =>
 function printQueues(queues: readonly QueueView[]): void {
   printLine(
     formatTable(
-      ['QUEUE', 'PAUSED', 'CONCURRENCY', 'RATE', 'PER KEY', 'SCHEDULED', 'PENDING', 'RUNNING'],
+      ['QUEUE', 'PAUSED', 'CONCURRENCY', 'RATE', 'PER KEY', 'WAITING', 'SCHEDULED', 'PENDING', 'RUNNING'],
       queues.map((q) => [
         q.name,
         q.paused ? 'yes' : 'no',
         q.concurrency === null ? '-' : String(q.concurrency),
         describeRate(q.rateLimit),
         q.keyConcurrency === null ? '-' : String(q.keyConcurrency),
+        String(q.waiting),
         String(q.scheduled),
         String(q.pending),
         String(q.running),

@@ -10,6 +10,7 @@ interface QueueRow {
   rate_limit: number | null;
   rate_interval_ms: number | null;
   key_concurrency: number | null;
+  waiting: string;
   scheduled: string;
   pending: string;
   running: string;
@@ -25,25 +26,28 @@ const toQueueState = (row: QueueRow): QueueState => ({
       ? null
       : { limit: row.rate_limit, intervalMs: row.rate_interval_ms },
   keyConcurrency: row.key_concurrency,
+  waiting: Number(row.waiting),
   scheduled: Number(row.scheduled),
   pending: Number(row.pending),
   running: Number(row.running),
 });
 
-// `$1`: one queue's name, or NULL for all. Unfinished jobs only: each status is read through its partial index, never the finished rows.
+// `$1`: one queue's name, or NULL for all. Unfinished jobs only, read through the index of
+// unfinished rows (`nudge_jobs_unfinished`: finished rows have a finished_at), never the finished ones.
 const LIST = `
 WITH counts AS (
   SELECT queue,
+         count(*) FILTER (WHERE status = 'WAITING') AS waiting,
          count(*) FILTER (WHERE status = 'SCHEDULED') AS scheduled,
          count(*) FILTER (WHERE status = 'PENDING') AS pending,
          count(*) FILTER (WHERE status = 'RUNNING') AS running
     FROM nudge_jobs
-   WHERE status IN ('SCHEDULED', 'PENDING', 'RUNNING') AND ($1::text IS NULL OR queue = $1)
+   WHERE finished_at IS NULL AND ($1::text IS NULL OR queue = $1)
    GROUP BY queue
 )
 SELECT coalesce(q.name, c.queue) AS name, coalesce(q.paused, false) AS paused, q.updated_at,
        q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-       coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
+       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
        coalesce(c.running, 0) AS running
   FROM (SELECT * FROM nudge_queues WHERE $1::text IS NULL OR name = $1) AS q FULL JOIN counts AS c ON c.queue = q.name
  ORDER BY 1`;

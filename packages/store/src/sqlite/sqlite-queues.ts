@@ -9,22 +9,25 @@ interface QueueRow {
   rate_limit: number | null;
   rate_interval_ms: number | null;
   key_concurrency: number | null;
+  waiting: number;
   scheduled: number;
   pending: number;
   running: number;
 }
 
-// `@name`: one queue's name, or NULL for all. Unfinished jobs only, counted per queue; queues
+// `@name`: one queue's name, or NULL for all. Unfinished jobs only (through the index of unfinished
+// rows, `nudge_jobs_unfinished`), counted per queue; queues
 // with a record (a pause, limits) but no such job are listed too (SQLite has no FULL JOIN: a
 // UNION of names).
 const LIST = `
 WITH counts AS (
   SELECT queue,
+         sum(status = 'WAITING') AS waiting,
          sum(status = 'SCHEDULED') AS scheduled,
          sum(status = 'PENDING') AS pending,
          sum(status = 'RUNNING') AS running
     FROM nudge_jobs
-   WHERE status IN ('SCHEDULED', 'PENDING', 'RUNNING') AND (@name IS NULL OR queue = @name)
+   WHERE finished_at IS NULL AND (@name IS NULL OR queue = @name)
    GROUP BY queue
 ),
 names AS (
@@ -33,7 +36,7 @@ names AS (
 )
 SELECT n.name, coalesce(q.paused, 0) AS paused, q.updated_at,
        q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-       coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
+       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
        coalesce(c.running, 0) AS running
   FROM names AS n
   LEFT JOIN nudge_queues AS q ON q.name = n.name
@@ -63,6 +66,7 @@ const toQueueState = (row: QueueRow): QueueState => ({
       ? null
       : { limit: row.rate_limit, intervalMs: row.rate_interval_ms },
   keyConcurrency: row.key_concurrency,
+  waiting: row.waiting,
   scheduled: row.scheduled,
   pending: row.pending,
   running: row.running,
