@@ -75,8 +75,8 @@ export class Claimer {
   #skipped = 0;
   #running = false;
   /**
-   * Queues with cluster-wide limits the last claim saw with due jobs: their room comes back when
-   * a job of theirs ends anywhere, which only the database knows, so claim again after each
+   * Queues whose cluster-wide limits held back due jobs in the last claim: their room comes back
+   * when a job of theirs ends anywhere, which only the database knows, so claim again after each
    * written outcome while there are any.
    */
   #limitedQueues: readonly string[] = [];

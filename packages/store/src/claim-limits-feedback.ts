@@ -7,13 +7,13 @@ import type { ClaimedJob, LimitedClaim } from './claim-types.js';
 export type RateRow = [string, number, number, number, number | null];
 
 /**
- * What a claim of limited queues tells its caller ({@link ClaimInput.onLimited}): the limited
- * queues it saw, and, when some rate window is now full, how long until it lets the next job
+ * What a claim of limited queues tells its caller ({@link ClaimInput.onLimited}): `held`, the
+ * limited queues whose limits held back due jobs, and, when some rate window is now full, how long until it lets the next job
  * start: the oldest start in the window leaves it `intervalMs` after it happened (a claim that
  * filled an empty window leaves it a whole interval later).
  */
 export function limitsFeedback(
-  queues: readonly string[],
+  held: readonly string[],
   rates: readonly RateRow[],
   jobs: readonly ClaimedJob[],
   nowMs: number,
@@ -25,5 +25,5 @@ export function limitsFeedback(
     const wait = Math.max(1, Math.ceil((oldest ?? nowMs) + intervalMs - nowMs));
     retryInMs = retryInMs === undefined ? wait : Math.min(retryInMs, wait);
   }
-  return retryInMs === undefined ? { queues } : { queues, retryInMs };
+  return retryInMs === undefined ? { queues: held } : { queues: held, retryInMs };
 }

@@ -67,8 +67,9 @@ export interface ClaimInput {
 /** What a claim says of the limited queues it saw; see {@link ClaimInput.onLimited}. */
 export interface LimitedClaim {
   /**
-   * The limited queues the claim saw with due jobs of the claimer's kinds (it took what their
-   * limits allowed): claim again when one of their jobs ends.
+   * The limited queues whose limits held back due jobs of the claimer's kinds while it had room
+   * for more (their room was used up, or a key limit left jobs out): claim again when one of
+   * their jobs ends. Empty when the limits held nothing back.
    */
   readonly queues: readonly string[];
   /**

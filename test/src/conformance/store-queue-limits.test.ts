@@ -172,6 +172,15 @@ describeStore('cluster-wide queue limits', (t) => {
     assert.equal(await running('api'), 1);
   });
 
+  it('a claim takes at most its limit when a limited queue with room and other queues both have due jobs', async () => {
+    await t.store.enqueueMany(Array.from({ length: 10 }, () => ({ kind: 'k' })));
+    await t.store.enqueueMany(Array.from({ length: 10 }, () => ({ kind: 'k', queue: 'roomy' })));
+    await t.store.setQueueLimits('roomy', { concurrency: 100 });
+    const taken: number[] = [];
+    for (let i = 0; i < 5; i += 1) taken.push((await claimFrom(5)).jobs.length);
+    assert.deepEqual(taken, [5, 5, 5, 5, 0]);
+  });
+
   it('enqueueAndClaim never starts a job of a limited queue', async () => {
     await t.store.setQueueLimits('api', { concurrency: 10 });
     const job = await t.store.enqueueAndClaim(

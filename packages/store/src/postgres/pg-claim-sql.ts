@@ -1,6 +1,6 @@
 import type { ClaimGroup, ClaimInput } from '../store.js';
 import { pgMs, pgNow } from './pg-row.js';
-import { limitedQueue, pgLimitsCte, pgRateLogUpdate } from './pg-queue-limits-sql.js';
+import { limitedQueue, pgLimitsCte, pgOthersPendingCte, pgRateLogUpdate } from './pg-queue-limits-sql.js';
 
 // Invariant: each candidate CTE locks at most its limit of due PENDING rows of its group's kinds
 // and queues (never of a paused queue), skipping rows other claimers hold; the UPDATE flips
@@ -40,7 +40,9 @@ const NOW_MS = `(extract(epoch FROM coalesce($1::timestamptz, statement_timestam
  * kinds, queues and limits, and the capped and limited queues' names and limits, in order.
  *
  * The statement answers one row: `jobs` (the claimed rows as JSON text), `ready` (the limited
- * queues with due jobs of these kinds, to lock and claim next time), `rates` (each rate-limited
+ * queues with due jobs of these kinds, to lock and claim next time), `held` (the locked queues
+ * whose limits held back rows: their room was used up, or a row read for them was not kept),
+ * `rates` (each rate-limited
  * queue claimed: `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim)
  * and `now_ms` (the database clock, epoch ms).
  */
@@ -65,7 +67,10 @@ export function buildPgClaim(
   // limits were lifted since the caller locked it is claimed as any other.
   const apart = capEntries.map(([queue]) => queue);
   const locked = limited.length > 0 ? bind(limited) : '';
-  const ctes: string[] = limited.length > 0 ? [pgLimitsCte(NOW_MS, locked)] : [];
+  const ctes: string[] =
+    limited.length > 0 ? [pgLimitsCte(NOW_MS, locked), pgOthersPendingCte(bind(apart))] : [];
+  // With limited queues locked, the candidate of the other queues runs only when one has a pending row.
+  const othersGate = limited.length > 0 ? 'AND (SELECT found FROM others)' : '';
   const candidate = (name: string, kinds: string, filter: string, limit: string): void => {
     ctes.push(`${name} AS (
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
@@ -85,7 +90,7 @@ export function buildPgClaim(
     candidate(
       `g${g}`,
       kinds,
-      `${groupQueues} ${notApart} AND j.queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()}))`,
+      `${groupQueues} ${notApart} ${othersGate} AND j.queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()}))`,
       limit,
     );
     offered.push(`SELECT ${g} AS g, * FROM g${g}`);
@@ -168,6 +173,14 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
            AND ($5::text[] IS NULL OR q.name = ANY($5::text[]))
            AND EXISTS (SELECT 1 FROM nudge_jobs AS p WHERE p.status = 'PENDING' AND p.queue = q.name
                           AND p.run_at <= ${NOW} AND p.kind = ANY($4::text[]))) AS ready,
+       ${
+         limited.length > 0
+           ? `(SELECT coalesce(array_agg(l.name), '{}') FROM limits AS l
+                WHERE l.room <= (SELECT count(*) FROM claimed AS c WHERE c.queue = l.name)
+                   OR EXISTS (SELECT 1 FROM offered AS o WHERE o.queue = l.name
+                                 AND NOT EXISTS (SELECT 1 FROM claimed AS c WHERE c.id = o.id)))`
+           : `'{}'::text[]`
+       } AS held,
        ${
          limited.length > 0
            ? `(SELECT json_agg(json_build_array(name, rate_limit, rate_interval_ms, started, oldest_start))

@@ -13,6 +13,7 @@ type ClaimTuple = [number, number, string, string, number, string, number, numbe
 interface ClaimRow {
   jobs: string;
   ready: string[];
+  held: string[];
   rates: string | null;
   now_ms: number;
 }
@@ -36,12 +37,24 @@ const LOCK_QUEUES =
   'SELECT name FROM nudge_queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE';
 
 /**
- * Which limited queues a PostgreSQL store claims from: those its last claim saw ready. Kept per
- * store, only to decide which queue rows to lock; the limits themselves are read from the
+ * Which limited queues a PostgreSQL store claims from: those its last claim of the same kinds saw
+ * ready (a pass for other kinds, which finds none of its jobs there, then locks nothing). Kept
+ * per store, only to decide which queue rows to lock; the limits themselves are read from the
  * database in every claim.
  */
 export class LimitedQueueHint {
-  queues: readonly string[] = [];
+  readonly #queues = new Map<string, readonly string[]>();
+
+  /** The queues to lock for a claim of `kinds`. */
+  get(kinds: string): readonly string[] {
+    return this.#queues.get(kinds) ?? [];
+  }
+
+  /** Records what a claim of `kinds` saw ready. */
+  set(kinds: string, queues: readonly string[]): void {
+    if (queues.length === 0) this.#queues.delete(kinds);
+    else this.#queues.set(kinds, queues);
+  }
 }
 
 /** The queues every group serves together, or `null` when some group serves every queue. */
@@ -136,24 +149,27 @@ export async function pgClaim(
 ): Promise<ClaimedJob[]> {
   const jobs: ClaimedJob[] = [];
   const seen = new Set<string>();
+  const held = new Set<string>();
   const rates: RateRow[] = [];
   let request = input;
   let nowMs = 0;
   for (let round = 0; round < 2; round += 1) {
     const groups = request.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
     if (groups.length === 0) break;
-    const limited = hint.queues;
+    const kinds = [...new Set(groups.flatMap((group) => group.kinds))].sort().join('\u0000');
+    const limited = hint.get(kinds);
     const row = await runClaim(pool, request, groups, limited);
     const claimed = (JSON.parse(row.jobs) as ClaimTuple[]).map(toClaimedJob);
     jobs.push(...claimed);
     if (row.rates !== null) rates.push(...(JSON.parse(row.rates) as RateRow[]));
     nowMs = row.now_ms;
     for (const queue of [...limited, ...row.ready]) seen.add(queue);
-    hint.queues = row.ready;
+    for (const queue of row.held) held.add(queue);
+    hint.set(kinds, row.ready);
     // One more round only for limited queues this claim was not allowed to take from yet.
     if (!row.ready.some((queue) => !limited.includes(queue))) break;
     request = remaining(request, groups, claimed);
   }
-  if (seen.size > 0) input.onLimited?.(limitsFeedback([...seen], rates, jobs, nowMs));
+  if (seen.size > 0) input.onLimited?.(limitsFeedback([...held], rates, jobs, nowMs));
   return jobs;
 }

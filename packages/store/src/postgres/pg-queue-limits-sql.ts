@@ -6,6 +6,29 @@ export function limitedQueue(alias?: string): string {
   return `(${c}concurrency IS NOT NULL OR ${c}rate_limit IS NOT NULL OR ${c}key_concurrency IS NOT NULL)`;
 }
 
+/**
+ * The `others` CTE: whether a queue outside the claim's own candidates has a pending row, as
+ * `found`. A walk over the distinct queues of the pending rows in index order (one probe of
+ * `nudge_jobs_queue_claimable` each) that stops at the first queue neither paused nor limited nor
+ * in `apartParam` (a text array: the queues this instance caps). Without it, the candidate of
+ * the other queues would read every pending row of a limited or paused queue, in claim order, to
+ * find none: a claim would cost as much as that queue's backlog.
+ */
+export function pgOthersPendingCte(apartParam: string): string {
+  const outside = `(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()} UNION ALL SELECT unnest(${apartParam}::text[]))`;
+  return `others AS (
+  SELECT EXISTS (
+    WITH RECURSIVE walk(name) AS (
+      SELECT (SELECT min(queue) FROM nudge_jobs WHERE status = 'PENDING')
+      UNION ALL
+      SELECT (SELECT min(queue) FROM nudge_jobs WHERE status = 'PENDING' AND queue > walk.name)
+        FROM walk WHERE walk.name IN ${outside}
+    )
+    SELECT 1 FROM walk WHERE name IS NOT NULL AND name NOT IN ${outside}
+  ) AS found
+)`;
+}
+
 /** SQL: the starts of a queue's rate log (alias `q`) that are still inside its window, as `(t, n)`. */
 const startsInWindow = (nowMs: string): string =>
   `SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(q.rate_starts) AS e

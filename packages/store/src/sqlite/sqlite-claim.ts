@@ -1,11 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.js';
+import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
   SQLITE_NOW_MS,
+  SQLITE_DUE_PENDING,
   SQLITE_OTHERS_PENDING,
 } from './sqlite-queue-limits-sql.js';
 import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
@@ -76,6 +78,8 @@ export function buildSqliteClaim(
         ORDER BY ${CLAIM_ORDER}
         LIMIT ${limit})`;
   const offered: string[] = [];
+  // Candidate selects per group: a group with several may read more than its limit in all.
+  const candidates = groups.map(() => 0);
   groups.forEach((group, g) => {
     const kinds = bind(JSON.stringify(group.kinds));
     const groupQueues =
@@ -88,8 +92,10 @@ export function buildSqliteClaim(
         : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(apart))}))`;
     // Without a pending row outside the capped and limited queues, this candidate would read every
     // pending row of theirs in claim order to find none.
-    if (othersPending || apart.length === 0)
+    if (othersPending || apart.length === 0) {
       offered.push(candidate(g, kinds, `${groupQueues} ${notApart}`, bind(group.limit)));
+      candidates[g] = (candidates[g] ?? 0) + 1;
+    }
     for (const queue of own) {
       const limit = limits.get(queue);
       const cap = instanceCaps.get(queue);
@@ -103,6 +109,7 @@ export function buildSqliteClaim(
                    AND k.queue = j.queue AND k.concurrency_key = j.concurrency_key) < ${bind(limit.keyConcurrency)})`;
       const filter = `AND queue = ${bind(queue)} ${limit === undefined ? '' : groupQueues} ${keyFilter}`;
       offered.push(candidate(g, kinds, filter, bind(most)));
+      candidates[g] = (candidates[g] ?? 0) + 1;
     }
   });
   // No candidate at all (every queue with rows is limited and has no room): claim nothing.
@@ -110,41 +117,27 @@ export function buildSqliteClaim(
     offered.push(
       'SELECT NULL AS g, NULL AS id, NULL AS queue, NULL AS priority, NULL AS run_at, NULL AS concurrency_key WHERE 0',
     );
-  let kept = `SELECT id FROM (${offered.join(' UNION ALL ')})`;
-  // The window functions that cut rows to each queue's room and key's room are needed only when
-  // some cut can apply: an instance cap, a key limit, or a cluster room smaller than all the
-  // groups together could take (each candidate already reads at most its group's limit).
+  // Each cut only where it can drop a row: a key limit; an instance cap, or a cluster room
+  // smaller than all the groups together could take (each candidate reads at most its group's
+  // limit, and a limited queue's candidate without a key limit at most its room); a group with
+  // more than one candidate.
   const total = groups.reduce((sum, group) => sum + group.limit, 0);
-  const mayCut =
-    capEntries.length > 0 || limited.some((queue) => queue.keyConcurrency !== null || queue.room < total);
-  if (own.length > 0 && mayCut) {
-    const groupLimits = bind(JSON.stringify(groups.map((group) => group.limit)));
-    const caps: Record<string, number> = Object.fromEntries(capEntries);
-    for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
-    const keyLimits = Object.fromEntries(
-      limited.flatMap(({ name, keyConcurrency }) =>
-        keyConcurrency === null ? [] : [[name, keyConcurrency]],
-      ),
-    );
-    const queueCaps = bind(JSON.stringify(caps));
-    const keyCaps = bind(JSON.stringify(keyLimits));
-    kept = `SELECT id FROM (
-      SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY ${CLAIM_ORDER}) AS in_group FROM (
-        SELECT *, row_number() OVER (PARTITION BY queue ORDER BY ${CLAIM_ORDER}) AS in_queue,
-               json_extract(${queueCaps}, '$."' || queue || '"') AS cap
-          FROM (
-            SELECT *, row_number() OVER (PARTITION BY queue, concurrency_key ORDER BY ${CLAIM_ORDER}) AS in_key,
-                   CASE WHEN concurrency_key IS NULL THEN NULL
-                        ELSE json_extract(${keyCaps}, '$."' || queue || '"') - (
-                          SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
-                             AND k.queue = o.queue AND k.concurrency_key = o.concurrency_key) END AS key_room
-              FROM (${offered.join(' UNION ALL ')}) AS o
-          ) WHERE key_room IS NULL OR in_key <= key_room
-      ) WHERE cap IS NULL OR in_queue <= cap
-    ) WHERE in_group <= json_extract(${groupLimits}, '$[' || g || ']')`;
-  }
+  const keyLimits = Object.fromEntries(
+    limited.flatMap(({ name, keyConcurrency }) => (keyConcurrency === null ? [] : [[name, keyConcurrency]])),
+  );
+  const caps: Record<string, number> = Object.fromEntries(capEntries);
+  for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
+  const queueCut = capEntries.length > 0 || limited.some((queue) => queue.room < total);
+  const { prefix, kept } = sqliteClaimCuts({
+    offered,
+    ...(Object.keys(keyLimits).length > 0 ? { keyCaps: bind(JSON.stringify(keyLimits)) } : {}),
+    ...(queueCut ? { queueCaps: bind(JSON.stringify(caps)) } : {}),
+    ...(candidates.some((n) => n > 1)
+      ? { groupLimits: bind(JSON.stringify(groups.map((group) => group.limit))) }
+      : {}),
+  });
   const text = `
-UPDATE nudge_jobs
+${prefix}UPDATE nudge_jobs
    SET status = 'RUNNING',
        version = version + 1,
        attempts = attempts + 1,
@@ -197,6 +190,9 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
   const readLimits = db.prepare<{ now: string | null; served: string | null }, LimitsRow>(SQLITE_LIMITS);
   const logStarts = db.prepare<{ now: string | null; name: string; started: number }>(SQLITE_LOG_STARTS);
   const clockMs = db.prepare<{ now: string | null }, { ms: number }>(`SELECT ${SQLITE_NOW_MS} AS ms`);
+  const duePending = db.prepare<{ now: string | null; queue: string; kinds: string }, { found: number }>(
+    SQLITE_DUE_PENDING,
+  );
   const claim = db.transaction((input: ClaimInput): { rows: ClaimRow[]; limited?: LimitedClaim } => {
     const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
     if (groups.length === 0) return { rows: [] };
@@ -228,15 +224,17 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     }
     const nowMs = clockMs.get({ now })?.ms ?? Date.now();
     const jobs = rows.map(toClaimedJob);
-    return {
-      rows,
-      limited: limitsFeedback(
-        limits.map((row) => row.name),
-        rates,
-        jobs,
-        nowMs,
-      ),
-    };
+    // Held back: a group with room left still finds a due job of its kinds in the queue (the
+    // claimed rows are RUNNING by now, in this transaction).
+    const open = groups.filter(
+      (group) => jobs.filter((job) => group.kinds.includes(job.kind)).length < group.limit,
+    );
+    const held = limits
+      .map((row) => row.name)
+      .filter((queue) =>
+        open.some((group) => duePending.get({ now, queue, kinds: JSON.stringify(group.kinds) })?.found === 1),
+      );
+    return { rows, limited: limitsFeedback(held, rates, jobs, nowMs) };
   });
   return (input) => {
     const { rows, limited } = claim.immediate(input);

@@ -1,6 +1,6 @@
 // The SQL of cluster-wide queue limits in a SQLite claim (see sqlite-claim.ts). SQLite claims
 // run one at a time (BEGIN IMMEDIATE), so each one counts what the previous one committed.
-import { STORE_CLOCK } from './sqlite-time.js';
+import { SQLITE_NOW, STORE_CLOCK } from './sqlite-time.js';
 
 /** SQL: the database clock as epoch ms (a real number). */
 export const SQLITE_NOW_MS = `((julianday(${STORE_CLOCK}) - 2440587.5) * 86400000.0)`;
@@ -66,4 +66,15 @@ WITH RECURSIVE walk(name) AS (
 )
 SELECT EXISTS (
   SELECT 1 FROM walk WHERE name IS NOT NULL AND name NOT IN (SELECT value FROM json_each(@apart))
+) AS found`;
+
+/**
+ * Whether queue `@queue` has a due pending row of one of `@kinds` (a JSON array): one probe of the
+ * `nudge_jobs_queue_claimable` index in claim order. Answers `found` 1 or 0.
+ */
+export const SQLITE_DUE_PENDING = `
+SELECT EXISTS (
+  SELECT 1 FROM nudge_jobs
+   WHERE status = 'PENDING' AND queue = @queue AND run_at <= ${SQLITE_NOW}
+     AND kind IN (SELECT value FROM json_each(@kinds))
 ) AS found`;
