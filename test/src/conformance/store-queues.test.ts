@@ -123,10 +123,13 @@ describeStore('named queues', (t) => {
     assert.ok(finished);
     await t.store.complete([{ id: finished.id, version: finished.version, resultJson: null }]);
     const [flow] = await t.store.listQueues();
-    assert.deepEqual(
-      flow && [flow.name, flow.waiting, flow.scheduled, flow.pending, flow.running],
-      ['flow', 1, 1, 1, 1],
-    );
+    assert.deepEqual(flow && [flow.name, flow.waiting, flow.scheduled, flow.pending, flow.running], [
+      'flow',
+      1,
+      1,
+      1,
+      1,
+    ]);
   });
 
   it('a queue paused before it has any job is listed, and enqueueAndClaim does not claim its jobs', async () => {
