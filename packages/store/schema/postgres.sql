@@ -193,3 +193,38 @@ BEGIN
   RETURN NEW;
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION public.nudge_lock_limited_queues(names text[], now_override timestamp with time zone)
+ RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, rate_starts jsonb, at timestamp with time zone)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  locked_at timestamptz;
+  at_ms double precision;
+BEGIN
+  PERFORM 1 FROM nudge_queues AS q WHERE q.name = ANY(names) ORDER BY q.name FOR NO KEY UPDATE;
+  locked_at := coalesce(now_override, clock_timestamp());
+  at_ms := extract(epoch FROM locked_at) * 1000;
+  RETURN QUERY
+    SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+           (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name),
+           (SELECT coalesce(sum((e->>1)::bigint), 0)::bigint FROM jsonb_array_elements(q.rate_starts) AS e
+             WHERE (e->>0)::float8 > at_ms - q.rate_interval_ms),
+           (SELECT min((e->>0)::float8) FROM jsonb_array_elements(q.rate_starts) AS e
+             WHERE (e->>0)::float8 > at_ms - q.rate_interval_ms),
+           q.rate_starts, locked_at
+      FROM nudge_queues AS q
+     WHERE q.name = ANY(names) AND NOT q.paused
+       AND (q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL);
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.nudge_running_with_key(queue_name text, key text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  RETURN (SELECT count(*) FROM nudge_jobs
+           WHERE status = 'RUNNING' AND queue = queue_name AND concurrency_key = key);
+END
+$function$;

@@ -10,9 +10,11 @@ export interface AuditRow {
   readonly oldVersion: number;
   readonly newVersion: number;
   /**
-   * When the writing statement began, by the database clock, in epoch ms: the time a claim
-   * counts its rate windows by (PostgreSQL `statement_timestamp()`, SQLite's `'now'`, which is
-   * fixed for a statement).
+   * When the change happened by the database clock, in epoch ms, as a claim counts its rate
+   * windows: for a claim (to `RUNNING`) the job's `started_at` (on PostgreSQL a claim of limited
+   * queues dates its starts by the time it took their locks, within its statement); otherwise
+   * when the writing statement began (PostgreSQL `statement_timestamp()`, SQLite's `'now'`,
+   * which is fixed for a statement).
    */
   readonly at: number;
 }
@@ -51,8 +53,10 @@ export async function installAudit(db: TestDatabase): Promise<void> {
     db,
     `CREATE FUNCTION nudge_chaos_audit() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       INSERT INTO nudge_chaos_audit (job_id, old_status, new_status, old_version, new_version)
-       VALUES (NEW.id, OLD.status, NEW.status, OLD.version, NEW.version);
+       INSERT INTO nudge_chaos_audit (job_id, old_status, new_status, old_version, new_version, at)
+       VALUES (NEW.id, OLD.status, NEW.status, OLD.version, NEW.version,
+               CASE WHEN NEW.status = 'RUNNING' AND NEW.started_at IS NOT NULL THEN NEW.started_at
+                    ELSE statement_timestamp() END);
        RETURN NULL;
      END $$`,
   );

@@ -1,6 +1,12 @@
 import type { ClaimGroup, ClaimInput } from '../store.js';
 import { pgMs, pgNow } from './pg-row.js';
-import { limitedQueue, pgLimitsCte, pgOthersPendingCte, pgRateLogUpdate } from './pg-queue-limits-sql.js';
+import {
+  limitedQueue,
+  pgLimitsCte,
+  pgOthersPendingCte,
+  pgRateLogUpdate,
+  runningWithKey,
+} from './pg-queue-limits-sql.js';
 
 // Invariant: each candidate CTE locks at most its limit of due PENDING rows of its group's kinds
 // and queues (never of a paused queue), skipping rows other claimers hold; the UPDATE flips
@@ -10,9 +16,11 @@ import { limitedQueue, pgLimitsCte, pgOthersPendingCte, pgRateLogUpdate } from '
 // capped or limited queue over all groups (the least of this instance's cap and the cluster
 // limits' room), then at most the limit per group. (Rows locked but not kept are unlocked when
 // the statement ends.) A limited queue is claimed only through its own candidate CTE, and only
-// when the caller locked its nudge_queues row first (`limited`): claims of one limited queue are
-// serialized across the cluster, and each counts the running jobs and the rate window after the
-// previous one committed. The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE
+// when the statement locked its nudge_queues row first (`limited`, the `limits` CTE): claims of
+// one limited queue are serialized across the cluster, and each counts the running jobs, the
+// keys' running jobs and the rate window after the previous one committed (read by functions
+// that take a fresh snapshot after the lock; the statement's own is older). Such a claim dates
+// its starts by the lock's time, so a start is never dated before the previous claim committed. The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE
 // SKIP LOCKED)` may be re-evaluated and lock more than n rows. Only PENDING rows are read: the
 // partial claim indexes hold nothing else, and not-due rows wait as SCHEDULED. The kept ids are
 // updated through `id = ANY(ARRAY(…))`, a primary-key lookup, rather than a join whose plan
@@ -27,11 +35,10 @@ export interface BuiltPgClaim {
 }
 
 const CLAIM_ORDER = 'priority, run_at, id';
-const NOW = pgNow('$1');
-// The rate windows count by the start of the claim statement, which runs after the queues' lock
-// was taken: `now()` is the start of the transaction, before any wait for the lock, and would
-// date a start earlier than it happened by as long as that wait.
-const NOW_MS = `(extract(epoch FROM coalesce($1::timestamptz, statement_timestamp())) * 1000)`;
+// With limited queues, the time the lock was taken: `now()` is the start of the statement, before
+// any wait for the lock, and would date a start earlier than it happened by as long as that wait.
+const PLAIN_NOW = pgNow('$1');
+const LOCKED_NOW = 'coalesce($1::timestamptz, (SELECT max(at) FROM limits), now())';
 
 /**
  * Builds the claim statement for groups whose limits are above 0. Values: `$1` now (NULL for the
@@ -41,7 +48,8 @@ const NOW_MS = `(extract(epoch FROM coalesce($1::timestamptz, statement_timestam
  *
  * The statement answers one row: `jobs` (the claimed rows as JSON text), `ready` (the limited
  * queues with due jobs of these kinds, to lock and claim next time), `held` (the locked queues
- * whose limits held back rows: their room was used up, or a row read for them was not kept),
+ * whose limits held back rows: their room was used up, or a row read for them was not kept:
+ * counted, the kept rows being some of the rows read),
  * `rates` (each rate-limited
  * queue claimed: `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim)
  * and `now_ms` (the database clock, epoch ms).
@@ -67,14 +75,14 @@ export function buildPgClaim(
   // limits were lifted since the caller locked it is claimed as any other.
   const apart = capEntries.map(([queue]) => queue);
   const locked = limited.length > 0 ? bind(limited) : '';
-  const ctes: string[] =
-    limited.length > 0 ? [pgLimitsCte(NOW_MS, locked), pgOthersPendingCte(bind(apart))] : [];
+  const ctes: string[] = limited.length > 0 ? [pgLimitsCte(locked), pgOthersPendingCte(bind(apart))] : [];
+  const clock = limited.length > 0 ? LOCKED_NOW : PLAIN_NOW;
   // With limited queues locked, the candidate of the other queues runs only when one has a pending row.
   const othersGate = limited.length > 0 ? 'AND (SELECT found FROM others)' : '';
   const candidate = (name: string, kinds: string, filter: string, limit: string): void => {
     ctes.push(`${name} AS (
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
-   WHERE j.status = 'PENDING' AND j.run_at <= ${NOW} AND j.kind = ANY(${kinds}::text[])
+   WHERE j.status = 'PENDING' AND j.run_at <= ${clock} AND j.kind = ANY(${kinds}::text[])
      ${filter}
    ORDER BY ${CLAIM_ORDER}
    LIMIT ${limit}
@@ -102,9 +110,7 @@ export function buildPgClaim(
       const filter = isLimited
         ? `AND j.queue = ${name}::text ${groupQueues} AND (j.concurrency_key IS NULL
              OR (SELECT key_concurrency FROM limits WHERE name = ${name}::text) IS NULL
-             OR (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING' AND k.queue = j.queue
-                   AND k.concurrency_key = j.concurrency_key)
-                < (SELECT key_concurrency FROM limits WHERE name = ${name}::text))`
+             OR ${runningWithKey('j')} < (SELECT key_concurrency FROM limits WHERE name = ${name}::text))`
         : `AND j.queue = ${name}::text AND j.queue <> ALL(ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${limitedQueue()}))`;
       // A limited queue no longer limited (or paused) has no row in `limits`: room 0 claims nothing.
       // With a key limit, rows past the room are read too: some of them may share a key and be dropped.
@@ -128,8 +134,7 @@ export function buildPgClaim(
     const keyRoom =
       limited.length > 0
         ? `CASE WHEN o.concurrency_key IS NULL OR l.key_concurrency IS NULL THEN NULL
-                ELSE l.key_concurrency - (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
-                       AND k.queue = o.queue AND k.concurrency_key = o.concurrency_key) END`
+                ELSE l.key_concurrency - ${runningWithKey('o')} END`
         : 'NULL::bigint';
     const room = limited.length > 0 ? 'l.room' : 'NULL::int';
     ctes.push(`offered AS (${offered.join(' UNION ALL ')}),
@@ -157,13 +162,13 @@ kept AS (
          version = j.version + 1,
          attempts = j.attempts + 1,
          claimed_by = $2,
-         started_at = ${NOW},
-         lease_expires_at = ${NOW} + ${pgMs('$3')}
+         started_at = ${clock},
+         lease_expires_at = ${clock} + ${pgMs('$3')}
    WHERE j.id = ANY(ARRAY(${kept}))
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
-            extract(epoch FROM ${NOW} - j.run_at) * 1000 AS wait_ms, j.depends_on
+            extract(epoch FROM ${clock} - j.run_at) * 1000 AS wait_ms, j.depends_on
 )`);
-  if (limited.length > 0) ctes.push(pgRateLogUpdate(NOW_MS, locked));
+  if (limited.length > 0) ctes.push(pgRateLogUpdate());
   const text = `
 WITH ${ctes.join(',\n')}
 SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on)), '[]')
@@ -172,13 +177,13 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
          WHERE NOT q.paused AND ${limitedQueue('q')}
            AND ($5::text[] IS NULL OR q.name = ANY($5::text[]))
            AND EXISTS (SELECT 1 FROM nudge_jobs AS p WHERE p.status = 'PENDING' AND p.queue = q.name
-                          AND p.run_at <= ${NOW} AND p.kind = ANY($4::text[]))) AS ready,
+                          AND p.run_at <= ${clock} AND p.kind = ANY($4::text[]))) AS ready,
        ${
          limited.length > 0
            ? `(SELECT coalesce(array_agg(l.name), '{}') FROM limits AS l
                 WHERE l.room <= (SELECT count(*) FROM claimed AS c WHERE c.queue = l.name)
-                   OR EXISTS (SELECT 1 FROM offered AS o WHERE o.queue = l.name
-                                 AND NOT EXISTS (SELECT 1 FROM claimed AS c WHERE c.id = o.id)))`
+                   OR (SELECT count(*) FROM offered AS o WHERE o.queue = l.name)
+                      > (SELECT count(*) FROM claimed AS c WHERE c.queue = l.name))`
            : `'{}'::text[]`
        } AS held,
        ${
@@ -187,6 +192,6 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
                  FROM limits WHERE rate_limit IS NOT NULL)::text`
            : 'NULL::text'
        } AS rates,
-       ${NOW_MS}::float8 AS now_ms`;
+       (extract(epoch FROM ${clock}) * 1000)::float8 AS now_ms`;
   return { text, values };
 }

@@ -30,12 +30,6 @@ function statementName(text: string): string {
   return name;
 }
 
-// Locks the limited queues' rows, in name order (two claims never wait on each other in a cycle),
-// so that the claim statement that follows, with a snapshot taken after the lock, sees every
-// job the previous claim of those queues started.
-const LOCK_QUEUES =
-  'SELECT name FROM nudge_queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE';
-
 /**
  * Which limited queues a PostgreSQL store claims from: those its last claim of the same kinds saw
  * ready (a pass for other kinds, which finds none of its jobs there, then locks nothing). Kept
@@ -72,28 +66,10 @@ async function runClaim(
   limited: readonly string[],
 ): Promise<ClaimRow> {
   const { text, values } = buildPgClaim(input, groups, limited, servedQueues(input, groups));
-  const query = { name: statementName(text), text, values };
-  if (limited.length === 0) {
-    const { rows } = await pool.query<ClaimRow>(query);
-    if (!rows[0]) throw new Error('the claim statement returned no row');
-    return rows[0];
-  }
-  const client = await pool.connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    await client.query({ name: 'nudge_claim_lock_queues', text: LOCK_QUEUES, values: [limited] });
-    const { rows } = await client.query<ClaimRow>(query);
-    await client.query('COMMIT');
-    if (!rows[0]) throw new Error('the claim statement returned no row');
-    return rows[0];
-  } catch (error) {
-    failure = error instanceof Error ? error : new Error(String(error));
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(failure);
-  }
+  // One statement, one round trip: it locks the limited queues itself (see buildPgClaim).
+  const { rows } = await pool.query<ClaimRow>({ name: statementName(text), text, values });
+  if (!rows[0]) throw new Error('the claim statement returned no row');
+  return rows[0];
 }
 
 const toClaimedJob = ([
@@ -139,8 +115,9 @@ function remaining(
 
 /**
  * The PostgreSQL claim, a named prepared statement per shape of groups; see {@link Store.claim}.
- * Limited queues the last claim saw ready are locked first, in the same transaction; a limited
- * queue this claim finds ready for the first time is claimed at once, by a second round trip.
+ * Limited queues the last claim of these kinds saw ready are locked by the statement itself; a
+ * limited queue this claim finds ready for the first time is claimed at once, by a second round
+ * trip.
  */
 export async function pgClaim(
   pool: pg.Pool,

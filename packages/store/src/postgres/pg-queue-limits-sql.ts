@@ -29,48 +29,47 @@ export function pgOthersPendingCte(apartParam: string): string {
 )`;
 }
 
-/** SQL: the starts of a queue's rate log (alias `q`) that are still inside its window, as `(t, n)`. */
-const startsInWindow = (nowMs: string): string =>
-  `SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(q.rate_starts) AS e
-    WHERE (e->>0)::float8 > ${nowMs} - q.rate_interval_ms`;
-
 /**
- * The `limits` CTE: each locked queue (`lockedParam`, a text array) that is limited and not paused, read after the lock
- * was taken, with its running jobs, its starts in the current rate window (and the oldest of
- * them, epoch ms), and its `room`: how many more of its jobs may start now, cluster-wide.
+ * The `limits` CTE: locks the rows of the queues the caller names (`lockedParam`, a text array)
+ * and reads, after the lock, each one that is limited and not paused, with its running jobs, its
+ * starts in the current rate window (and the oldest of them, epoch ms), `at` (the time the claim
+ * counts by: the lock's) and its `room`: how many more of its jobs may start now, cluster-wide.
+ * One call of `nudge_lock_limited_queues` (migration 0013), whose queries see what the previous
+ * claim of these queues committed, though this statement's snapshot is older.
  */
-export function pgLimitsCte(nowMs: string, lockedParam: string): string {
+export function pgLimitsCte(lockedParam: string): string {
   return `limits AS (
   SELECT s.*, greatest(0, least(coalesce(s.concurrency - s.running, 2147483647),
                                 coalesce(s.rate_limit - s.started, 2147483647))) AS room
-    FROM (
-      SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-             (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name) AS running,
-             (SELECT coalesce(sum(w.n), 0) FROM (${startsInWindow(nowMs)}) AS w) AS started,
-             (SELECT min(w.t) FROM (${startsInWindow(nowMs)}) AS w) AS oldest_start
-        FROM nudge_queues AS q
-       WHERE q.name = ANY(${lockedParam}::text[]) AND NOT q.paused AND ${limitedQueue('q')}
-    ) AS s
+    FROM nudge_lock_limited_queues(${lockedParam}::text[], $1::timestamptz) AS s
 )`;
 }
 
+/** SQL: the running jobs of the candidate row `alias` with its concurrency key, counted after the lock. */
+export const runningWithKey = (alias: string): string =>
+  `nudge_running_with_key(${alias}.queue, ${alias}.concurrency_key)`;
+
 /**
  * The `rated` CTE: appends this claim's starts to each rate-limited queue's log and drops the
- * starts that left the window. A claim's starts share one entry, its time rounded UP to a
- * thousandth of the interval: a start then counts a little longer than it should, never
- * shorter, so the limit holds exactly while the log stays at about 1,000 entries at most.
+ * starts that left the window, from the log as `limits` read it after the lock, at its `at`. A
+ * claim's starts share one entry, its time rounded UP to a thousandth of the interval: a start
+ * then counts a little longer than it should, never shorter, so the limit holds exactly while
+ * the log stays at about 1,000 entries at most.
  */
-export function pgRateLogUpdate(nowMs: string, lockedParam: string): string {
-  const grain = 'greatest(1, q.rate_interval_ms / 1000)';
+export function pgRateLogUpdate(): string {
+  const atMs = '(extract(epoch FROM l.at) * 1000)';
+  const grain = 'greatest(1, l.rate_interval_ms / 1000)';
   return `rated AS (
   UPDATE nudge_queues AS q
      SET rate_starts = (
        SELECT coalesce(jsonb_agg(jsonb_build_array(m.t, m.n) ORDER BY m.t), '[]'::jsonb)
          FROM (SELECT t, sum(n) AS n FROM (
-                 ${startsInWindow(nowMs)}
-                 UNION ALL SELECT ceil(${nowMs} / ${grain}) * ${grain}, c.n
+                 SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(l.rate_starts) AS e
+                  WHERE (e->>0)::float8 > ${atMs} - l.rate_interval_ms
+                 UNION ALL SELECT ceil(${atMs} / ${grain}) * ${grain}, c.n
                ) AS s GROUP BY t) AS m)
     FROM (SELECT queue, count(*)::int AS n FROM claimed GROUP BY queue) AS c
-   WHERE q.name = c.queue AND q.name = ANY(${lockedParam}::text[]) AND q.rate_limit IS NOT NULL
+    JOIN limits AS l ON l.name = c.queue
+   WHERE q.name = c.queue AND l.rate_limit IS NOT NULL
 )`;
 }

@@ -3,6 +3,7 @@ import type { ChaosSize, Scenario } from '../scenario.js';
 import { delay, randomInt, runInCluster } from '../run-scenario.js';
 import { readAudit, type AuditRow } from '../audit.js';
 import { readLedger } from '../ledger.js';
+import type { ChaosCluster } from '../cluster.js';
 
 const JOBS: Record<ChaosSize, number> = { test: 150, ci: 400, full: 1_500 };
 const QUEUE = 'partner';
@@ -39,9 +40,27 @@ function peakStarts(starts: readonly number[], intervalMs: number): number {
 }
 
 /**
+ * Whether instance `name` has a job of the database RUNNING and every such job is running in its
+ * handler (the ledger shows the attempt started and not ended).
+ */
+async function holdsOnlyStartedJobs(cluster: ChaosCluster, name: string): Promise<boolean> {
+  const pid = Number(cluster.instances.get(name)?.pid);
+  const held = await rawQuery<{ id: number | string }>(
+    cluster.db,
+    `SELECT id FROM nudge_jobs WHERE status = 'RUNNING'
+        AND claimed_by IN (SELECT id FROM nudge_instances WHERE pid = ${pid})`,
+  );
+  const running = readLedger(cluster.ledgerDir)
+    .filter((attempt) => attempt.pid === pid && attempt.endedAt === undefined)
+    .map((attempt) => attempt.id);
+  const ids = held.map((row) => Number(row.id));
+  return ids.length > 0 && ids.every((id) => running.includes(id));
+}
+
+/**
  * Scenario 17: three instances drain a queue with cluster-wide limits (concurrency 3, one job per
  * concurrency key, 25 starts a second); one is SIGKILLed and restarted, another SIGSTOPped for
- * three leases and resumed, during the run. The audit trigger must show at most 3 of the queue's
+ * three leases and resumed, and the third SIGKILLed and restarted, during the run. The audit trigger must show at most 3 of the queue's
  * jobs RUNNING at every step and at most 1 per key, and at most 25 starts in any second by the
  * database clock the claims count by; a lease that expired frees its slot once swept, so a
  * recovered job counts once.
@@ -84,28 +103,28 @@ export const queueLimits: Scenario = {
         await cluster.kill('a');
         await cluster.start('a');
         await delay(runMs / 4);
-        // Stop b while one of the queue's jobs runs in its handler, and no job it claimed waits
-        // to start: the duplicates check explains a re-run by a fault after the earlier attempt's
-        // start, and a job claimed but not started before the stop would start after it.
-        const b = cluster.instances.get('b');
+        // Stop b or c, whichever first has one of the queue's jobs running in its handler and no
+        // job it claimed waiting to start: the duplicates check explains a re-run by a fault after
+        // the earlier attempt's start, and a job claimed but not started before the stop would
+        // start after it. (The instances whose jobs end claim again at once, so one of them may
+        // hold every slot for a while.)
+        let stopped = 'b';
         for (let waited = 0; waited < 10_000; waited += 5) {
-          const held = await rawQuery<{ id: number | string }>(
-            cluster.db,
-            `SELECT id FROM nudge_jobs WHERE status = 'RUNNING'
-                AND claimed_by IN (SELECT id FROM nudge_instances WHERE pid = ${Number(b?.pid)})`,
-          );
-          const started = readLedger(cluster.ledgerDir).filter((a) => a.pid === b?.pid);
-          const running = started.filter((a) => a.endedAt === undefined).map((a) => a.id);
-          const ids = held.map((row) => Number(row.id));
-          if (ids.length > 0 && ids.every((id) => running.includes(id))) break;
+          const holding = await Promise.all(['b', 'c'].map((name) => holdsOnlyStartedJobs(cluster, name)));
+          const index = holding.indexOf(true);
+          if (index >= 0) {
+            stopped = index === 0 ? 'b' : 'c';
+            break;
+          }
           await delay(5);
         }
-        cluster.pause('b');
+        cluster.pause(stopped);
         await delay(3 * LEASE_MS);
-        cluster.resume('b');
+        cluster.resume(stopped);
         await delay(runMs / 8);
-        await cluster.kill('c');
-        await cluster.start('c');
+        const killed = stopped === 'b' ? 'c' : 'b';
+        await cluster.kill(killed);
+        await cluster.start(killed);
         await cluster.mustDrain(runMs + 60_000);
         const rows = await rawQuery<{ id: number | string; concurrency_key: string }>(
           cluster.db,

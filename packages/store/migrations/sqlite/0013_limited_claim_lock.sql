@@ -1,0 +1,3 @@
+-- Nothing to do on SQLite: a claim runs in one BEGIN IMMEDIATE transaction, so it reads the
+-- limited queues' state after every earlier claim committed. (PostgreSQL's claim of limited
+-- queues takes their locks inside its statement from this migration on.)
