@@ -130,25 +130,30 @@ export function buildPgClaim(
     const groupLimits = bind(groups.map((group) => group.limit));
     const capNames = bind(capEntries.map(([queue]) => queue));
     const capValues = bind(capEntries.map(([, cap]) => cap));
-    const limitsJoin = limited.length > 0 ? 'LEFT JOIN limits AS l ON l.name = o.queue' : '';
-    const keyRoom =
+    // The key cut sorts only the rows that have a key in a queue with a key limit; the others pass.
+    const keyed =
       limited.length > 0
-        ? `CASE WHEN o.concurrency_key IS NULL OR l.key_concurrency IS NULL THEN NULL
-                ELSE l.key_concurrency - ${runningWithKey('o')} END`
-        : 'NULL::bigint';
-    const room = limited.length > 0 ? 'l.room' : 'NULL::int';
+        ? `SELECT o.g, o.id, o.queue, o.priority, o.run_at, l.room
+    FROM offered AS o LEFT JOIN limits AS l ON l.name = o.queue
+   WHERE o.concurrency_key IS NULL OR l.key_concurrency IS NULL
+  UNION ALL
+  SELECT k.g, k.id, k.queue, k.priority, k.run_at, k.room FROM (
+    SELECT o.*, l.room, l.key_concurrency - ${runningWithKey('o')} AS key_room,
+           row_number() OVER (PARTITION BY o.queue, o.concurrency_key ORDER BY ${CLAIM_ORDER}) AS in_key
+      FROM offered AS o JOIN limits AS l ON l.name = o.queue
+     WHERE o.concurrency_key IS NOT NULL AND l.key_concurrency IS NOT NULL
+  ) AS k
+   WHERE k.in_key <= k.key_room`
+        : 'SELECT o.g, o.id, o.queue, o.priority, o.run_at, NULL::int AS room FROM offered AS o';
     ctes.push(`offered AS (${offered.join(' UNION ALL ')}),
 keyed AS (
-  SELECT o.*, ${keyRoom} AS key_room, ${room} AS room,
-         row_number() OVER (PARTITION BY o.queue, o.concurrency_key ORDER BY ${CLAIM_ORDER}) AS in_key
-    FROM offered AS o ${limitsJoin}
+  ${keyed}
 ),
 within_caps AS (
   SELECT k.*, row_number() OVER (PARTITION BY k.queue ORDER BY ${CLAIM_ORDER}) AS in_queue,
          least(c.cap, k.room) AS cap
     FROM keyed AS k
     LEFT JOIN unnest(${capNames}::text[], ${capValues}::int[]) AS c(name, cap) ON c.name = k.queue
-   WHERE k.key_room IS NULL OR k.in_key <= k.key_room
 ),
 kept AS (
   SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY ${CLAIM_ORDER}) AS in_group
