@@ -103,17 +103,18 @@ export const queueLimits: Scenario = {
         await cluster.kill('a');
         await cluster.start('a');
         await delay(runMs / 4);
-        // Stop b or c, whichever first has one of the queue's jobs running in its handler and no
+        // Stop the first instance found with one of the queue's jobs running in its handler and no
         // job it claimed waiting to start: the duplicates check explains a re-run by a fault after
         // the earlier attempt's start, and a job claimed but not started before the stop would
-        // start after it. (The instances whose jobs end claim again at once, so one of them may
-        // hold every slot for a while.)
+        // start after it. (An instance whose job ends claims again at once, so one instance may
+        // hold every slot of the queue for the whole run.)
+        const order = ['b', 'c', 'a'];
         let stopped = 'b';
         for (let waited = 0; waited < 10_000; waited += 5) {
-          const holding = await Promise.all(['b', 'c'].map((name) => holdsOnlyStartedJobs(cluster, name)));
-          const index = holding.indexOf(true);
-          if (index >= 0) {
-            stopped = index === 0 ? 'b' : 'c';
+          const holding = await Promise.all(order.map((name) => holdsOnlyStartedJobs(cluster, name)));
+          const found = order.find((_, i) => holding[i]);
+          if (found !== undefined) {
+            stopped = found;
             break;
           }
           await delay(5);
@@ -122,7 +123,7 @@ export const queueLimits: Scenario = {
         await delay(3 * LEASE_MS);
         cluster.resume(stopped);
         await delay(runMs / 8);
-        const killed = stopped === 'b' ? 'c' : 'b';
+        const killed = stopped === 'c' ? 'b' : 'c';
         await cluster.kill(killed);
         await cluster.start(killed);
         await cluster.mustDrain(runMs + 60_000);
