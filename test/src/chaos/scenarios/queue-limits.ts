@@ -59,8 +59,9 @@ async function holdsOnlyStartedJobs(cluster: ChaosCluster, name: string): Promis
 
 /**
  * Scenario 17: three instances drain a queue with cluster-wide limits (concurrency 3, one job per
- * concurrency key, 25 starts a second); one is SIGKILLed and restarted, another SIGSTOPped for
- * three leases and resumed, and the third SIGKILLed and restarted, during the run. The audit trigger must show at most 3 of the queue's
+ * concurrency key, 25 starts a second); during the run a is SIGKILLed and restarted, the first
+ * instance found running one of the queue's jobs is SIGSTOPped for three leases and resumed, and
+ * b or c, whichever was not stopped, is SIGKILLed and restarted. The audit trigger must show at most 3 of the queue's
  * jobs RUNNING at every step and at most 1 per key, and at most 25 starts in any second by the
  * database clock the claims count by; a lease that expired frees its slot once swept, so a
  * recovered job counts once.
