@@ -20,9 +20,10 @@ import {
 // one limited queue are serialized across the cluster, and each counts the running jobs, the
 // keys' running jobs and the rate window after the previous one committed (read by functions
 // that take a fresh snapshot after the lock; the statement's own is older). Such a claim dates
-// its starts by the lock's time, so a start is never dated before the previous claim committed. The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE
-// SKIP LOCKED)` may be re-evaluated and lock more than n rows. Only PENDING rows are read: the
-// partial claim indexes hold nothing else, and not-due rows wait as SCHEDULED. The kept ids are
+// its starts by the lock's time, so a start is never dated before the previous claim committed.
+// The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` may be
+// re-evaluated and lock more than n rows. Only PENDING rows are read: the partial claim indexes
+// hold nothing else, and not-due rows wait as SCHEDULED. The kept ids are
 // updated through `id = ANY(ARRAY(…))`, a primary-key lookup, rather than a join whose plan
 // depends on statistics. Paused and limited queues are read by each candidate CTE (an init plan),
 // so a pause or a new limit is obeyed from the next claim on. The batch comes back as one JSON
@@ -43,15 +44,14 @@ const LOCKED_NOW = 'coalesce($1::timestamptz, (SELECT max(at) FROM limits), now(
 /**
  * Builds the claim statement for groups whose limits are above 0. Values: `$1` now (NULL for the
  * database clock), `$2` worker id, `$3` lease in ms, `$4` every kind of the groups, `$5` the
- * queues served (NULL for all), then the limited queues the caller locked (if any), each group's
+ * queues served (NULL for all), then the limited queues the statement locks (if any), each group's
  * kinds, queues and limits, and the capped and limited queues' names and limits, in order.
  *
  * The statement answers one row: `jobs` (the claimed rows as JSON text), `ready` (the limited
  * queues with due jobs of these kinds, to lock and claim next time), `held` (the locked queues
  * whose limits held back rows: their room was used up, or a row read for them was not kept:
- * counted, the kept rows being some of the rows read),
- * `rates` (each rate-limited
- * queue claimed: `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim)
+ * counted, the kept rows being some of the rows read), `rates` (each rate-limited queue claimed:
+ * `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim)
  * and `now_ms` (the database clock, epoch ms).
  */
 export function buildPgClaim(
