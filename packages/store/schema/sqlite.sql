@@ -88,6 +88,9 @@ CREATE INDEX nudge_jobs_finished ON nudge_jobs (status, kind, finished_at) WHERE
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON nudge_jobs (kind, idempotency_key)
   WHERE idempotency_key IS NOT NULL;
 
+CREATE INDEX nudge_jobs_keyed_claimable ON nudge_jobs (queue, priority, run_at, id)
+  WHERE status = 'PENDING' AND concurrency_key IS NOT NULL;
+
 CREATE INDEX nudge_jobs_leases ON nudge_jobs (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
 
 CREATE INDEX nudge_jobs_queue_claimable ON nudge_jobs (queue, priority, run_at, id) WHERE status = 'PENDING';

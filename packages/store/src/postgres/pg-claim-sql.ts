@@ -1,6 +1,8 @@
 import type { ClaimGroup, ClaimInput } from '../store.js';
 import { pgMs, pgNow } from './pg-row.js';
+import { limitedWant, SHARE_SLOTS, type LimitedLock } from './pg-limited-hint.js';
 import {
+  keyHasRoom,
   limitedQueue,
   pgLimitsCte,
   pgOthersPendingCte,
@@ -17,9 +19,10 @@ import {
 // limits' room), then at most the limit per group. (Rows locked but not kept are unlocked when
 // the statement ends.) A limited queue is claimed only through its own candidate CTE, and only
 // when the statement locked its nudge_queues row first (`limited`, the `limits` CTE): claims of
-// one limited queue are serialized across the cluster, and each counts the running jobs, the
-// keys' running jobs and the rate window after the previous one committed (read by functions
-// that take a fresh snapshot after the lock; the statement's own is older). Such a claim dates
+// one limited queue run one at a time across the cluster, or side by side while its room is at
+// least SHARE_SLOTS times what each can take (migration 0014), and each counts the running jobs,
+// the keys' running jobs and the rate window after the lock (read by functions that take a fresh
+// snapshot after the lock; the statement's own is older). Such a claim dates
 // its starts by the lock's time, so a start is never dated before the previous claim committed.
 // The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` may be
 // re-evaluated and lock more than n rows. Only PENDING rows are read: the partial claim indexes
@@ -96,9 +99,10 @@ function pgCutsNeededCte(
 export function buildPgClaim(
   input: ClaimInput,
   groups: readonly ClaimGroup[],
-  limited: readonly string[] = [],
+  locks: readonly LimitedLock[] = [],
   served: readonly string[] | null = null,
 ): BuiltPgClaim {
+  const limited = locks.map((lock) => lock.name);
   const allKinds = [...new Set(groups.flatMap((group) => group.kinds))];
   const values: unknown[] = [input.now ?? null, input.workerId, input.leaseMs, allKinds, served];
   const bind = (value: unknown): string => {
@@ -113,8 +117,18 @@ export function buildPgClaim(
   // others by the statement itself (it reads which queues are limited), so that a queue whose
   // limits were lifted since the caller locked it is claimed as any other.
   const apart = capEntries.map(([queue]) => queue);
-  const locked = limited.length > 0 ? bind(limited) : '';
-  const ctes: string[] = limited.length > 0 ? [pgLimitsCte(locked), pgOthersPendingCte(bind(apart))] : [];
+  const ctes: string[] =
+    limited.length > 0
+      ? [
+          pgLimitsCte(
+            bind(limited),
+            bind(limited.map((queue) => limitedWant(input, groups, queue))),
+            bind(locks.map((lock) => lock.share)),
+            bind(SHARE_SLOTS),
+          ),
+          pgOthersPendingCte(bind(apart)),
+        ]
+      : [];
   const clock = limited.length > 0 ? LOCKED_NOW : PLAIN_NOW;
   // With limited queues locked, the candidate of the other queues runs only when one has a pending row.
   const othersGate = limited.length > 0 ? 'AND (SELECT found FROM others)' : '';
@@ -149,7 +163,7 @@ export function buildPgClaim(
       const filter = isLimited
         ? `AND j.queue = ${name}::text ${groupQueues} AND (j.concurrency_key IS NULL
              OR (SELECT key_concurrency FROM limits WHERE name = ${name}::text) IS NULL
-             OR ${runningWithKey('j')} < (SELECT key_concurrency FROM limits WHERE name = ${name}::text))`
+             OR ${keyHasRoom('j', `(SELECT key_concurrency FROM limits WHERE name = ${name}::text)`)})`
         : `AND j.queue = ${name}::text AND ${outside(CLOSED_QUEUES)}`;
       // A limited queue no longer limited (or paused) has no row in `limits`: room 0 claims nothing.
       // With a key limit, rows past the room are read too: some of them may share a key and be dropped.
@@ -240,6 +254,11 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
                  FROM limits WHERE rate_limit IS NOT NULL)::text`
            : 'NULL::text'
        } AS rates,
+       ${
+         limited.length > 0
+           ? '(SELECT json_agg(json_build_array(name, free)) FROM limits)::text'
+           : 'NULL::text'
+       } AS frees,
        (extract(epoch FROM ${clock}) * 1000)::float8 AS now_ms`;
   return { text, values };
 }

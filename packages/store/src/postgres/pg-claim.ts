@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ClaimGroup, ClaimInput, ClaimedJob } from '../store.js';
 import { buildPgClaim } from './pg-claim-sql.js';
 import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
+import { limitedWant, type LimitedLock, type LimitedQueueHint } from './pg-limited-hint.js';
 
 /**
  * A claimed row as the statement encodes it:
@@ -15,6 +16,8 @@ interface ClaimRow {
   ready: string[];
   held: string[];
   rates: string | null;
+  /** Each locked queue's room before this claim, `[name, free]`, as JSON text (NULL without any). */
+  frees: string | null;
   now_ms: number;
 }
 
@@ -30,27 +33,6 @@ function statementName(text: string): string {
   return name;
 }
 
-/**
- * Which limited queues a PostgreSQL store claims from: those its last claim of the same kinds saw
- * ready (a pass for other kinds, which finds none of its jobs there, then locks nothing). Kept
- * per store, only to decide which queue rows to lock; the limits themselves are read from the
- * database in every claim.
- */
-export class LimitedQueueHint {
-  readonly #queues = new Map<string, readonly string[]>();
-
-  /** The queues to lock for a claim of `kinds`. */
-  get(kinds: string): readonly string[] {
-    return this.#queues.get(kinds) ?? [];
-  }
-
-  /** Records what a claim of `kinds` saw ready. */
-  set(kinds: string, queues: readonly string[]): void {
-    if (queues.length === 0) this.#queues.delete(kinds);
-    else this.#queues.set(kinds, queues);
-  }
-}
-
 /** The queues every group serves together, or `null` when some group serves every queue. */
 function servedQueues(input: ClaimInput, groups: readonly ClaimGroup[]): string[] | null {
   if (groups.some((group) => group.queues === undefined)) return null;
@@ -63,7 +45,7 @@ async function runClaim(
   pool: pg.Pool,
   input: ClaimInput,
   groups: readonly ClaimGroup[],
-  limited: readonly string[],
+  limited: readonly LimitedLock[],
 ): Promise<ClaimRow> {
   const { text, values } = buildPgClaim(input, groups, limited, servedQueues(input, groups));
   // One statement, one round trip: it locks the limited queues itself (see buildPgClaim).
@@ -140,11 +122,16 @@ export async function pgClaim(
     jobs.push(...claimed);
     if (row.rates !== null) rates.push(...(JSON.parse(row.rates) as RateRow[]));
     nowMs = row.now_ms;
-    for (const queue of [...limited, ...row.ready]) seen.add(queue);
+    for (const queue of [...limited.map((lock) => lock.name), ...row.ready]) seen.add(queue);
     for (const queue of row.held) held.add(queue);
     hint.set(kinds, row.ready);
+    if (row.frees !== null) {
+      for (const [queue, free] of JSON.parse(row.frees) as Array<[string, number]>) {
+        hint.setRoom(queue, free, limitedWant(request, groups, queue));
+      }
+    }
     // One more round only for limited queues this claim was not allowed to take from yet.
-    if (!row.ready.some((queue) => !limited.includes(queue))) break;
+    if (!row.ready.some((queue) => !limited.some((lock) => lock.name === queue))) break;
     request = remaining(request, groups, claimed);
   }
   if (seen.size > 0) input.onLimited?.(limitsFeedback([...held], rates, jobs, nowMs));

@@ -30,20 +30,33 @@ export function pgOthersPendingCte(apartParam: string): string {
 }
 
 /**
- * The `limits` CTE: locks the rows of the queues the caller names (`lockedParam`, a text array)
- * and reads, after the lock, each one that is limited and not paused, with its running jobs, its
- * starts in the current rate window (and the oldest of them, epoch ms), `at` (the time the claim
- * counts by: the lock's) and its `room`: how many more of its jobs may start now, cluster-wide.
- * One call of `nudge_lock_limited_queues` (migration 0013), whose queries see what the previous
- * claim of these queues committed, though this statement's snapshot is older.
+ * The `limits` CTE: locks the rows of the queues the caller names (`namesParam`, a text array;
+ * `wantsParam`, the most rows this claim can take of each; `shareParam`, whether to ask to share
+ * each; `slotsParam`, the share slots) and reads, after the lock, each one that is limited and not
+ * paused, with its running jobs, its starts in the current rate window (and the oldest of them,
+ * epoch ms), `at` (the time the claim counts by: the lock's), `shared`, `free` (how many more of
+ * its jobs may start now, cluster-wide) and `room` (how many this claim may start). One call of
+ * `nudge_lock_limited_queues` (migration 0014), whose queries see what the previous claim of these
+ * queues committed, though this statement's snapshot is older.
  */
-export function pgLimitsCte(lockedParam: string): string {
+export function pgLimitsCte(
+  namesParam: string,
+  wantsParam: string,
+  shareParam: string,
+  slotsParam: string,
+): string {
   return `limits AS (
-  SELECT s.*, greatest(0, least(coalesce(s.concurrency - s.running, 2147483647),
-                                coalesce(s.rate_limit - s.started, 2147483647))) AS room
-    FROM nudge_lock_limited_queues(${lockedParam}::text[], $1::timestamptz) AS s
+  SELECT * FROM nudge_lock_limited_queues(${namesParam}::text[], ${wantsParam}::int[], ${shareParam}::boolean[],
+                                          ${slotsParam}::int, $1::timestamptz)
 )`;
 }
+
+/**
+ * SQL: the candidate row `alias` has a concurrency key with room under `keyLimit` (SQL), and no
+ * other claim in flight is taking a row with that key (migration 0014's `nudge_key_has_room`).
+ */
+export const keyHasRoom = (alias: string, keyLimit: string): string =>
+  `nudge_key_has_room(${alias}.queue, ${alias}.concurrency_key, ${keyLimit})`;
 
 /** SQL: the running jobs of the candidate row `alias` with its concurrency key, counted after the lock. */
 export const runningWithKey = (alias: string): string =>
@@ -51,7 +64,8 @@ export const runningWithKey = (alias: string): string =>
 
 /**
  * The `rated` CTE: appends this claim's starts to each rate-limited queue's log and drops the
- * starts that left the window, from the log as `limits` read it after the lock, at its `at`. A
+ * starts that left the window at `limits`' `at`, from the log as the UPDATE finds it (a shared
+ * claim's neighbours may have appended to it since `limits` read it; see migration 0014). A
  * claim's starts share one entry, its time rounded UP to a thousandth of the interval: a start
  * then counts a little longer than it should, never shorter, so the limit holds exactly while
  * the log stays at about 1,000 entries at most.
@@ -64,7 +78,7 @@ export function pgRateLogUpdate(): string {
      SET rate_starts = (
        SELECT coalesce(jsonb_agg(jsonb_build_array(m.t, m.n) ORDER BY m.t), '[]'::jsonb)
          FROM (SELECT t, sum(n) AS n FROM (
-                 SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(l.rate_starts) AS e
+                 SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(q.rate_starts) AS e
                   WHERE (e->>0)::float8 > ${atMs} - l.rate_interval_ms
                  UNION ALL SELECT ceil(${atMs} / ${grain}) * ${grain}, c.n
                ) AS s GROUP BY t) AS m)

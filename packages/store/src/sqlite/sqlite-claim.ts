@@ -7,6 +7,7 @@ import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
   SQLITE_NOW_MS,
+  SQLITE_DUE_KEYED,
   SQLITE_DUE_PENDING,
   SQLITE_OTHERS_PENDING,
 } from './sqlite-queue-limits-sql.js';
@@ -190,18 +191,24 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
   const readLimits = db.prepare<{ now: string | null; served: string | null }, LimitsRow>(SQLITE_LIMITS);
   const logStarts = db.prepare<{ now: string | null; name: string; started: number }>(SQLITE_LOG_STARTS);
   const clockMs = db.prepare<{ now: string | null }, { ms: number }>(`SELECT ${SQLITE_NOW_MS} AS ms`);
-  const duePending = db.prepare<{ now: string | null; queue: string; kinds: string }, { found: number }>(
-    SQLITE_DUE_PENDING,
-  );
+  type Probe = Database.Statement<{ now: string | null; queue: string; kinds: string }, { found: number }>;
+  const duePending: Probe = db.prepare(SQLITE_DUE_PENDING);
+  const dueKeyed: Probe = db.prepare(SQLITE_DUE_KEYED);
   const claim = db.transaction((input: ClaimInput): { rows: ClaimRow[]; limited?: LimitedClaim } => {
     const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
     if (groups.length === 0) return { rows: [] };
     const now = toSqliteTime(input.now);
     const limits = readLimits.all({ now, served: servedJson(input, groups) });
+    // A key limit binds only rows with a key: with none due of these kinds, the claim needs
+    // neither the key filter nor the key cut (both sort or count per row).
+    const kinds = JSON.stringify([...new Set(groups.flatMap((group) => group.kinds))]);
     const limited = limits.map((row) => ({
       name: row.name,
       room: row.room,
-      keyConcurrency: row.key_concurrency,
+      keyConcurrency:
+        row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1
+          ? row.key_concurrency
+          : null,
     }));
     const apart = [
       ...new Set([...Object.keys(input.queueLimits ?? {}), ...limited.map((queue) => queue.name)]),
@@ -225,15 +232,25 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     const nowMs = clockMs.get({ now })?.ms ?? Date.now();
     const jobs = rows.map(toClaimedJob);
     // Held back: a group with room left still finds a due job of its kinds in the queue (the
-    // claimed rows are RUNNING by now, in this transaction).
-    const open = groups.filter(
-      (group) => jobs.filter((job) => group.kinds.includes(job.kind)).length < group.limit,
-    );
-    const held = limits
-      .map((row) => row.name)
-      .filter((queue) =>
-        open.some((group) => duePending.get({ now, queue, kinds: JSON.stringify(group.kinds) })?.found === 1),
-      );
+    // claimed rows are RUNNING by now, in this transaction). Asked only where a limit could have
+    // bound: the queue's room is used up (any due row), or it has a key limit (a due row with a
+    // key); otherwise the claim read every due row of the queue it could take.
+    const openKinds = JSON.stringify([
+      ...new Set(
+        groups
+          .filter((group) => jobs.filter((job) => group.kinds.includes(job.kind)).length < group.limit)
+          .flatMap((group) => group.kinds),
+      ),
+    ]);
+    const held = limited
+      .filter((queue) => {
+        if (openKinds === '[]') return false;
+        const probe =
+          rows.filter((job) => job.queue === queue.name).length >= queue.room ? duePending : dueKeyed;
+        if (probe === dueKeyed && queue.keyConcurrency === null) return false;
+        return probe.get({ now, queue: queue.name, kinds: openKinds })?.found === 1;
+      })
+      .map((queue) => queue.name);
     return { rows, limited: limitsFeedback(held, rates, jobs, nowMs) };
   });
   return (input) => {

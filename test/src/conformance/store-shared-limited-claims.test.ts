@@ -1,0 +1,133 @@
+// Claims of a limited queue with room to spare run side by side on PostgreSQL (migration 0014:
+// up to SHARE_SLOTS at once, each taking at most a SHARE_SLOTS-th of the room). However many run
+// at once, the queue's running jobs, its starts in a window and the running jobs per key stop
+// exactly at the limits. No job finishes here, so any overshoot stays visible at the end.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import type { QueueLimitsPatch, Store } from '@nudge/store';
+import { buildPgClaim } from '@nudge/store/statements';
+import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import { LEASE_MS, describeStore } from './store-fixture.js';
+
+const KEYS = 20;
+
+/** Jobs of queue `api`, kind `k`, keyed `key-0` … `key-19` in turn when `keyed`. */
+const jobs = (count: number, keyed: boolean) =>
+  Array.from({ length: count }, (_, i) => ({
+    kind: 'k',
+    queue: 'api',
+    ...(keyed ? { concurrencyKey: `key-${i % KEYS}` } : {}),
+  }));
+
+/** Runs `claim` in `lanes` loops at once, each until three claims in a row take nothing. */
+async function drainSideBySide(lanes: number, claim: (lane: number) => Promise<number>): Promise<void> {
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let empty = 0; empty < 3;) empty = (await claim(lane)) === 0 ? empty + 1 : 0;
+    }),
+  );
+}
+
+async function runningPerKey(db: TestDatabase): Promise<{ total: number; most: number }> {
+  const rows = await rawQuery<{ n: number | string }>(
+    db,
+    `SELECT count(*) AS n FROM nudge_jobs WHERE status = 'RUNNING' GROUP BY concurrency_key`,
+  );
+  const counts = rows.map((row) => Number(row.n));
+  return { total: counts.reduce((sum, n) => sum + n, 0), most: Math.max(0, ...counts) };
+}
+
+const CASES: Array<{ name: string; limits: QueueLimitsPatch; keyed: boolean; expect: number }> = [
+  { name: 'concurrency 60', limits: { concurrency: 60 }, keyed: false, expect: 60 },
+  {
+    name: 'a rate of 50 an hour',
+    limits: { rateLimit: { limit: 50, intervalMs: 3_600_000 } },
+    keyed: false,
+    expect: 50,
+  },
+  { name: 'keyConcurrency 1', limits: { keyConcurrency: 1 }, keyed: true, expect: KEYS },
+];
+
+describeStore('claims of a limited queue side by side', (t) => {
+  for (const c of CASES) {
+    it(`six stores claiming at once stop exactly at the limit (${c.name})`, async () => {
+      await t.store.setQueueLimits('api', c.limits);
+      await t.store.enqueueMany(jobs(300, c.keyed));
+      const stores: Store[] = [
+        t.store,
+        ...(await Promise.all(Array.from({ length: 5 }, () => openStore(t.db)))),
+      ];
+      try {
+        await drainSideBySide(stores.length * 3, async (lane) => {
+          const store = stores[lane % stores.length] as Store;
+          const claimed = await store.claim({
+            workerId: `w${lane}`,
+            leaseMs: LEASE_MS,
+            groups: [{ kinds: ['k'], limit: 4 }],
+          });
+          return claimed.length;
+        });
+      } finally {
+        await Promise.all(stores.slice(1).map((store) => store.close()));
+      }
+      const { total, most } = await runningPerKey(t.db);
+      assert.equal(total, c.expect, 'running jobs at the end');
+      if (c.keyed) assert.equal(most, 1, 'running jobs of the busiest key');
+    });
+  }
+});
+
+describe('PostgreSQL claims that ask to share a limited queue with little room', () => {
+  let db: TestDatabase;
+  let store: Store;
+  before(async () => {
+    db = await createTestDatabase('postgres');
+    store = await openStore(db);
+  });
+  after(async () => {
+    await store.close();
+    await db.drop();
+  });
+
+  // Every claim asks to share, even when the room is smaller than SHARE_SLOTS times what it takes:
+  // only the statement's own check stands between the claims and an overshoot.
+  for (const c of [
+    { name: 'concurrency 10', limits: { concurrency: 10 }, keyed: false, expect: 10 },
+    {
+      name: 'a rate of 7 an hour',
+      limits: { rateLimit: { limit: 7, intervalMs: 3_600_000 } },
+      keyed: false,
+      expect: 7,
+    },
+    { name: 'keyConcurrency 1', limits: { keyConcurrency: 1 }, keyed: true, expect: KEYS },
+  ]) {
+    it(`eight connections at once stop exactly at the limit (${c.name})`, async () => {
+      await rawQuery(db, 'DELETE FROM nudge_jobs');
+      await rawQuery(db, 'DELETE FROM nudge_queues');
+      await store.setQueueLimits('api', c.limits);
+      await store.enqueueMany(jobs(200, c.keyed));
+      const clients = Array.from({ length: 8 }, () => new pg.Client({ connectionString: db.url }));
+      await Promise.all(clients.map((client) => client.connect()));
+      try {
+        const claim = buildPgClaim(
+          { workerId: 'w', leaseMs: LEASE_MS, groups: [] },
+          [{ kinds: ['k'], limit: 4 }],
+          [{ name: 'api', share: true }],
+        );
+        await drainSideBySide(clients.length, async (lane) => {
+          const { rows } = await (clients[lane] as pg.Client).query<{ jobs: string }>(
+            claim.text,
+            claim.values,
+          );
+          return (JSON.parse(rows[0]?.jobs ?? '[]') as unknown[]).length;
+        });
+      } finally {
+        await Promise.all(clients.map((client) => client.end()));
+      }
+      const { total, most } = await runningPerKey(db);
+      assert.equal(total, c.expect, 'running jobs at the end');
+      if (c.keyed) assert.equal(most, 1, 'running jobs of the busiest key');
+    });
+  }
+});
