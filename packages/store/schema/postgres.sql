@@ -86,7 +86,9 @@ CREATE TABLE nudge_queues (
   rate_limit integer,
   rate_interval_ms integer,
   key_concurrency integer,
-  rate_starts jsonb DEFAULT '[]'::jsonb NOT NULL
+  rate_starts jsonb DEFAULT '[]'::jsonb NOT NULL,
+  counted_running integer,
+  starts_since_count bigint DEFAULT 0 NOT NULL
 );
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_concurrency_check CHECK ((concurrency >= 1));
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_key_concurrency_check CHECK ((key_concurrency >= 1));
@@ -208,7 +210,7 @@ END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.nudge_lock_limited_queues(names text[], wants integer[], share boolean[], slots integer, now_override timestamp with time zone)
- RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, rate_starts jsonb, at timestamp with time zone, shared boolean, free bigint, room bigint)
+ RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, rate_starts jsonb, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
@@ -248,13 +250,18 @@ BEGIN
   RETURN QUERY
     SELECT s.name, s.concurrency, s.rate_limit, s.rate_interval_ms, s.key_concurrency, s.running,
            s.started, s.oldest_start, s.rate_starts, locked_at, s.shared, s.free,
-           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END
+           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END, s.recount
       FROM (
         SELECT c.*, greatest(0, least(coalesce(c.concurrency - c.running, 2147483647),
                                       coalesce(c.rate_limit - c.started, 2147483647))) AS free
           FROM (
-            SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-                   (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name) AS running,
+            SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency, b.recount,
+                   CASE WHEN q.concurrency IS NULL THEN 0
+                        WHEN b.recount THEN (SELECT count(*) FROM nudge_jobs AS r
+                                              WHERE r.status = 'RUNNING' AND r.queue = q.name)
+                        -- A shared claim without a bound: no room it could prove.
+                        WHEN q.counted_running IS NULL THEN q.concurrency
+                        ELSE q.counted_running + q.starts_since_count END AS running,
                    (SELECT coalesce(sum((e->>1)::bigint), 0)::bigint FROM jsonb_array_elements(q.rate_starts) AS e
                      WHERE (e->>0)::float8 > at_ms - q.rate_interval_ms) AS started,
                    (SELECT min((e->>0)::float8) FROM jsonb_array_elements(q.rate_starts) AS e
@@ -262,6 +269,11 @@ BEGIN
                    q.rate_starts, m.shared, m.want
               FROM nudge_queues AS q
               JOIN unnest(locked_names, locked_wants, locked_shared) AS m(name, want, shared) ON m.name = q.name
+             CROSS JOIN LATERAL (
+               SELECT q.concurrency IS NOT NULL AND NOT m.shared
+                      AND (q.counted_running IS NULL
+                           OR q.concurrency - q.counted_running - q.starts_since_count < m.want) AS recount
+             ) AS b
              WHERE NOT q.paused
                AND (q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)
           ) AS c

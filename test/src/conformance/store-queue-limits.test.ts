@@ -72,6 +72,22 @@ describeStore('cluster-wide queue limits', (t) => {
     assert.equal(await running('api'), 2);
   });
 
+  it('jobs started while the queue had no limit count against a new one, and finished ones free their slots', async () => {
+    await t.store.enqueueMany(Array.from({ length: 12 }, () => ({ kind: 'k', queue: 'api' })));
+    await t.store.setQueueLimits('api', { concurrency: 100 });
+    const early = (await claimFrom(1)).jobs;
+    await t.store.setQueueLimits('api', { concurrency: null });
+    early.push(...(await claimFrom(3)).jobs);
+    assert.equal(early.length, 4);
+    await t.store.setQueueLimits('api', { concurrency: 6 });
+    assert.equal((await claimFrom(2)).jobs.length, 2, 'the 4 running ones count');
+    assert.equal((await claimFrom(2, { workerId: 'w2' })).jobs.length, 0);
+    await succeed(early.slice(0, 3));
+    assert.equal((await claimFrom(2, { workerId: 'w2' })).jobs.length, 2);
+    assert.equal((await claimFrom(2)).jobs.length, 1);
+    assert.equal(await running('api'), 6);
+  });
+
   it('a limit lifted at run time opens the queue to every claim again', async () => {
     await t.store.enqueueMany(Array.from({ length: 4 }, () => ({ kind: 'k', queue: 'api' })));
     await t.store.setQueueLimits('api', { concurrency: 1 });

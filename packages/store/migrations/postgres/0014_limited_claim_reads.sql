@@ -10,20 +10,33 @@
 -- the other shared claims without risking a deadlock with them, and the caller claims again
 -- without sharing. Two claims never wait on each other in a cycle: the rows are locked in name
 -- order, and advisory locks are only tried.
+--
+-- A queue's running jobs are counted only when its concurrency limit might bind: each claim adds
+-- its starts to `starts_since_count`, so `counted_running + starts_since_count` is at least the
+-- running jobs (jobs of a limited queue start only through these claims, and a finished job only
+-- lowers the count). A claim counts again (and resets both) when that bound leaves less room than
+-- it may take, or when it is unknown (NULL: a new limit, set while jobs of the queue may have
+-- started unlimited). Only a claim that does not share counts: a shared claim's neighbours may
+-- be adding their starts, and one that cannot prove its room from the bound takes nothing.
+ALTER TABLE nudge_queues
+  ADD COLUMN counted_running integer,
+  ADD COLUMN starts_since_count bigint NOT NULL DEFAULT 0;
+
 DROP FUNCTION nudge_lock_limited_queues(text[], timestamptz);
 
 -- Locks the rows of the queues `names`, each shared when `share` allows it and a slot is free,
 -- then answers each one that is limited and not paused with its limits, its running jobs, its
 -- starts in the current rate window (and the oldest, epoch ms), its rate log, `at` (the time the
 -- claim counts by: the lock's, or `now_override` in tests), `shared`, `free` (how many more of its
--- jobs may start now) and `room` (how many this claim may start: `free`, or 0 for a shared claim
--- that found less than `slots * want`).
+-- jobs may start now, at least) and `room` (how many this claim may start: `free`, or 0 for a
+-- shared claim that found less than `slots * want`), and `recounted` (its running jobs were
+-- counted: `running` is exact; otherwise it is the bound above).
 CREATE FUNCTION nudge_lock_limited_queues(names text[], wants integer[], share boolean[], slots integer,
                                           now_override timestamptz)
 RETURNS TABLE (name text, concurrency integer, rate_limit integer, rate_interval_ms integer,
                key_concurrency integer, running bigint, started bigint,
                oldest_start double precision, rate_starts jsonb, at timestamptz,
-               shared boolean, free bigint, room bigint)
+               shared boolean, free bigint, room bigint, recounted boolean)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   locked_at timestamptz;
@@ -62,13 +75,18 @@ BEGIN
   RETURN QUERY
     SELECT s.name, s.concurrency, s.rate_limit, s.rate_interval_ms, s.key_concurrency, s.running,
            s.started, s.oldest_start, s.rate_starts, locked_at, s.shared, s.free,
-           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END
+           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END, s.recount
       FROM (
         SELECT c.*, greatest(0, least(coalesce(c.concurrency - c.running, 2147483647),
                                       coalesce(c.rate_limit - c.started, 2147483647))) AS free
           FROM (
-            SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-                   (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name) AS running,
+            SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency, b.recount,
+                   CASE WHEN q.concurrency IS NULL THEN 0
+                        WHEN b.recount THEN (SELECT count(*) FROM nudge_jobs AS r
+                                              WHERE r.status = 'RUNNING' AND r.queue = q.name)
+                        -- A shared claim without a bound: no room it could prove.
+                        WHEN q.counted_running IS NULL THEN q.concurrency
+                        ELSE q.counted_running + q.starts_since_count END AS running,
                    (SELECT coalesce(sum((e->>1)::bigint), 0)::bigint FROM jsonb_array_elements(q.rate_starts) AS e
                      WHERE (e->>0)::float8 > at_ms - q.rate_interval_ms) AS started,
                    (SELECT min((e->>0)::float8) FROM jsonb_array_elements(q.rate_starts) AS e
@@ -76,6 +94,11 @@ BEGIN
                    q.rate_starts, m.shared, m.want
               FROM nudge_queues AS q
               JOIN unnest(locked_names, locked_wants, locked_shared) AS m(name, want, shared) ON m.name = q.name
+             CROSS JOIN LATERAL (
+               SELECT q.concurrency IS NOT NULL AND NOT m.shared
+                      AND (q.counted_running IS NULL
+                           OR q.concurrency - q.counted_running - q.starts_since_count < m.want) AS recount
+             ) AS b
              WHERE NOT q.paused
                AND (q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)
           ) AS c

@@ -6,7 +6,7 @@ import {
   limitedQueue,
   pgLimitsCte,
   pgOthersPendingCte,
-  pgRateLogUpdate,
+  pgLimitedQueueUpdate,
   runningWithKey,
 } from './pg-queue-limits-sql.js';
 
@@ -93,8 +93,9 @@ function pgCutsNeededCte(
  * queues with due jobs of these kinds, to lock and claim next time), `held` (the locked queues
  * whose limits held back rows: their room was used up, or a row read for them was not kept:
  * counted, the kept rows being some of the rows read), `rates` (each rate-limited queue claimed:
- * `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim)
- * and `now_ms` (the database clock, epoch ms).
+ * `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim), `frees` (each
+ * locked queue: `[name, free, shared, room]`, see migration 0014) and `now_ms` (the database
+ * clock, epoch ms).
  */
 export function buildPgClaim(
   input: ClaimInput,
@@ -230,7 +231,7 @@ kept AS (
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
             extract(epoch FROM ${clock} - j.run_at) * 1000 AS wait_ms, j.depends_on
 )`);
-  if (limited.length > 0) ctes.push(pgRateLogUpdate());
+  if (limited.length > 0) ctes.push(pgLimitedQueueUpdate());
   const text = `
 WITH ${ctes.join(',\n')}
 SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on)), '[]')
@@ -256,7 +257,7 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
        } AS rates,
        ${
          limited.length > 0
-           ? '(SELECT json_agg(json_build_array(name, free)) FROM limits)::text'
+           ? '(SELECT json_agg(json_build_array(name, free, shared, room)) FROM limits)::text'
            : 'NULL::text'
        } AS frees,
        (extract(epoch FROM ${clock}) * 1000)::float8 AS now_ms`;

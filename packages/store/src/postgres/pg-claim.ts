@@ -11,12 +11,18 @@ import { limitedWant, type LimitedLock, type LimitedQueueHint } from './pg-limit
  */
 type ClaimTuple = [number, number, string, string, number, string, number, number[] | null];
 
+/**
+ * A locked queue as a claim found it: `[name, free, shared, room]`: how many more of its jobs may
+ * start (at least), whether the claim shared the queue, and how many it was allowed to take.
+ */
+type FreeRow = [string, number, boolean, number];
+
 interface ClaimRow {
   jobs: string;
   ready: string[];
   held: string[];
   rates: string | null;
-  /** Each locked queue's room before this claim, `[name, free]`, as JSON text (NULL without any). */
+  /** Each locked queue's {@link FreeRow} as JSON text (NULL without any). */
   frees: string | null;
   now_ms: number;
 }
@@ -97,9 +103,10 @@ function remaining(
 
 /**
  * The PostgreSQL claim, a named prepared statement per shape of groups; see {@link Store.claim}.
- * Limited queues the last claim of these kinds saw ready are locked by the statement itself; a
- * limited queue this claim finds ready for the first time is claimed at once, by a second round
- * trip.
+ * Limited queues the last claim of these kinds saw ready are locked by the statement itself.
+ * Another round trip (two at most) claims at once from a limited queue this claim finds ready for
+ * the first time, or from one it asked to share and found too little room in to prove it may
+ * (the next asks for the queue alone; see {@link LimitedQueueHint}).
  */
 export async function pgClaim(
   pool: pg.Pool,
@@ -109,10 +116,11 @@ export async function pgClaim(
   const jobs: ClaimedJob[] = [];
   const seen = new Set<string>();
   const held = new Set<string>();
-  const rates: RateRow[] = [];
+  // Per rate-limited queue, as the latest round read it, with that round's starts added.
+  const rates = new Map<string, RateRow>();
   let request = input;
   let nowMs = 0;
-  for (let round = 0; round < 2; round += 1) {
+  for (let round = 0; round < 3; round += 1) {
     const groups = request.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
     if (groups.length === 0) break;
     const kinds = [...new Set(groups.flatMap((group) => group.kinds))].sort().join('\u0000');
@@ -120,20 +128,24 @@ export async function pgClaim(
     const row = await runClaim(pool, request, groups, limited);
     const claimed = (JSON.parse(row.jobs) as ClaimTuple[]).map(toClaimedJob);
     jobs.push(...claimed);
-    if (row.rates !== null) rates.push(...(JSON.parse(row.rates) as RateRow[]));
     nowMs = row.now_ms;
+    for (const [name, limit, intervalMs, started, oldest] of JSON.parse(row.rates ?? '[]') as RateRow[]) {
+      const startedNow = claimed.filter((job) => job.queue === name).length;
+      rates.set(name, [name, limit, intervalMs, started + startedNow, oldest]);
+    }
+    for (const lock of limited) held.delete(lock.name);
     for (const queue of [...limited.map((lock) => lock.name), ...row.ready]) seen.add(queue);
     for (const queue of row.held) held.add(queue);
     hint.set(kinds, row.ready);
-    if (row.frees !== null) {
-      for (const [queue, free] of JSON.parse(row.frees) as Array<[string, number]>) {
-        hint.setRoom(queue, free, limitedWant(request, groups, queue));
-      }
+    let refused = false;
+    for (const [queue, free, shared, room] of JSON.parse(row.frees ?? '[]') as FreeRow[]) {
+      hint.setRoom(queue, free, limitedWant(request, groups, queue));
+      refused ||= shared && room === 0;
     }
-    // One more round only for limited queues this claim was not allowed to take from yet.
-    if (!row.ready.some((queue) => !limited.some((lock) => lock.name === queue))) break;
+    const fresh = row.ready.some((queue) => !limited.some((lock) => lock.name === queue));
+    if (!fresh && !refused) break;
     request = remaining(request, groups, claimed);
   }
-  if (seen.size > 0) input.onLimited?.(limitsFeedback([...held], rates, jobs, nowMs));
+  if (seen.size > 0) input.onLimited?.(limitsFeedback([...held], [...rates.values()], [], nowMs));
   return jobs;
 }

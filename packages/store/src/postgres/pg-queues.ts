@@ -61,6 +61,8 @@ ON CONFLICT (name) DO UPDATE SET
   rate_limit = CASE WHEN $4::boolean THEN excluded.rate_limit ELSE q.rate_limit END,
   rate_interval_ms = CASE WHEN $4::boolean THEN excluded.rate_interval_ms ELSE q.rate_interval_ms END,
   key_concurrency = CASE WHEN $7::boolean THEN excluded.key_concurrency ELSE q.key_concurrency END,
+  -- Jobs may have started while the queue had no concurrency limit: the next claim counts them.
+  counted_running = NULL,
   updated_at = excluded.updated_at`;
 
 async function readQueue(pool: pg.Pool, name: string, change: string): Promise<QueueState> {
