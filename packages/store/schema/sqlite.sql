@@ -91,6 +91,8 @@ CREATE UNIQUE INDEX nudge_jobs_idempotency ON nudge_jobs (kind, idempotency_key)
 CREATE INDEX nudge_jobs_keyed_claimable ON nudge_jobs (queue, priority, run_at, id)
   WHERE status = 'PENDING' AND concurrency_key IS NOT NULL;
 
+CREATE INDEX nudge_jobs_kind_claimable ON nudge_jobs (kind, run_at) WHERE status = 'PENDING';
+
 CREATE INDEX nudge_jobs_leases ON nudge_jobs (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
 
 CREATE INDEX nudge_jobs_queue_claimable ON nudge_jobs (queue, priority, run_at, id) WHERE status = 'PENDING';

@@ -8,3 +8,4 @@ export { pgRetryPageSql } from './postgres/pg-bulk-retry.js';
 export { pgCancelPageSql } from './postgres/pg-bulk-cancel.js';
 export { sqliteRetryPageSql } from './sqlite/sqlite-bulk-retry.js';
 export { sqliteCancelPageSql } from './sqlite/sqlite-bulk-cancel.js';
+export { PLANNER_OPTIONS as PG_PLANNER_OPTIONS } from './postgres/pg-pool.js';

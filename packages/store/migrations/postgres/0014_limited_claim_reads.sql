@@ -120,3 +120,8 @@ BEGIN
            WHERE status = 'RUNNING' AND queue = queue_name AND concurrency_key = key) < key_limit;
 END
 $$;
+
+-- The due rows per kind: a claim's candidate for a group of kinds first asks whether one of them
+-- has a due row, instead of walking every due row of other kinds to find none (a group whose
+-- kinds are idle, beside one with a backlog, did so in each claim).
+CREATE INDEX nudge_jobs_kind_claimable ON nudge_jobs (kind, run_at) WHERE status = 'PENDING';

@@ -28,7 +28,11 @@ import {
 // re-evaluated and lock more than n rows. Only PENDING rows are read: the partial claim indexes
 // hold nothing else, and not-due rows wait as SCHEDULED. The kept ids are
 // updated through `id = ANY(ARRAY(…))`, a primary-key lookup, rather than a join whose plan
-// depends on statistics. Paused and limited queues are read by each candidate CTE (an init plan),
+// depends on statistics. A candidate runs only when a due row of its kinds exists (an init plan
+// probing `nudge_jobs_kind_claimable` in its order, a scalar subquery: an EXISTS loses the ORDER
+// BY, and then the planner may read the table from its start instead):
+// without one, it would walk every due row of other kinds
+// to find none, as a group of idle kinds did in each claim. Paused and limited queues are read by each candidate CTE (an init plan),
 // so a pause or a new limit is obeyed from the next claim on. The batch comes back as one JSON
 // text: the client parses it natively, not row by row.
 
@@ -138,6 +142,9 @@ export function buildPgClaim(
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
    WHERE j.status = 'PENDING' AND j.run_at <= ${clock} AND j.kind = ANY(${kinds}::text[])
      ${filter}
+     AND (SELECT true FROM nudge_jobs AS d
+           WHERE d.status = 'PENDING' AND d.kind = ANY(${kinds}::text[]) AND d.run_at <= ${clock}
+           ORDER BY d.kind, d.run_at LIMIT 1)
    ORDER BY ${CLAIM_ORDER}
    LIMIT ${limit}
    FOR UPDATE SKIP LOCKED

@@ -51,7 +51,7 @@ export interface PgPoolOptions {
  * small ones) lifts a statement's estimated cost past `jit_above_cost`, and compiling it took
  * 2.5 s of a statement that runs in 1 ms.
  */
-const PLANNER_OPTIONS = '-c enable_sort=off -c enable_bitmapscan=off -c jit=off';
+export const PLANNER_OPTIONS = '-c enable_sort=off -c enable_bitmapscan=off -c jit=off';
 
 /** How much later than the server's `statement_timeout` the client stops waiting, in ms. */
 const CLIENT_TIMEOUT_MARGIN_MS = 1000;

@@ -15,6 +15,11 @@ import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
 
 // Invariant: one statement picks and flips the rows, under BEGIN IMMEDIATE, so no two claimers
 // (threads or processes) can both see a row as PENDING; each claim bumps version and attempts.
+// A candidate select reads rows only when a due row of its kinds exists (one probe of
+// `nudge_jobs_kind_claimable`, in its LIMIT: as a WHERE term, SQLite would still walk the index,
+// or turn an EXISTS into a join and sort the rows it reads): otherwise it would walk every due row of other
+// kinds to find none, as a group of idle kinds did in each claim. (`+kind` keeps the rows' own
+// read off that index: it would sort every due row of the kinds.)
 // Each candidate select reads at most its limit of PENDING rows of its group's kinds and queues
 // (never of a paused queue) through a claim index, which holds nothing else (not-due rows wait as
 // SCHEDULED). With capped or limited queues, each group has a candidate select per such queue
@@ -70,14 +75,18 @@ export function buildSqliteClaim(
     ...new Set([...capEntries.filter(([, cap]) => cap > 0).map(([queue]) => queue), ...limits.keys()]),
   ].filter((queue) => (limits.get(queue)?.room ?? 1) > 0);
   const apart = [...new Set([...capEntries.map(([queue]) => queue), ...limits.keys()])];
+  // Without a due row of its kinds, a candidate's LIMIT is 0 and it reads nothing (see above).
   const candidate = (g: number, kinds: string, filter: string, limit: string): string =>
     `SELECT ${g} AS g, id, queue, priority, run_at, concurrency_key FROM (
        SELECT id, queue, priority, run_at, concurrency_key FROM nudge_jobs AS j
         WHERE status = 'PENDING' AND run_at <= ${SQLITE_NOW}
-          AND kind IN (SELECT value FROM json_each(${kinds}))
+          AND +kind IN (SELECT value FROM json_each(${kinds}))
           ${filter} AND queue NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)
         ORDER BY ${CLAIM_ORDER}
-        LIMIT ${limit})`;
+        LIMIT CASE WHEN EXISTS (SELECT 1 FROM nudge_jobs AS d INDEXED BY nudge_jobs_kind_claimable
+                                 WHERE d.status = 'PENDING' AND d.kind IN (SELECT value FROM json_each(${kinds}))
+                                   AND d.run_at <= ${SQLITE_NOW})
+                   THEN ${limit} ELSE 0 END)`;
   const offered: string[] = [];
   // Candidate selects per group: a group with several may read more than its limit in all.
   const candidates = groups.map(() => 0);
