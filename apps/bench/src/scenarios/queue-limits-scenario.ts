@@ -62,8 +62,8 @@ const sum = (runs: readonly DrainMeasurement[], field: 'lost' | 'duplicate'): nu
 
 /**
  * queue-limits: the cost of cluster-wide limits that never bind (the same drain with and
- * without them, alternated, on each dialect), and a rate-limited queue's measured rate against
- * its limit.
+ * without them, alternated, on each dialect `--systems` selects: `nudge` for PostgreSQL,
+ * `nudge-sqlite` for SQLite), and a rate-limited queue's measured rate against its limit.
  */
 export const queueLimitsScenario: Scenario = {
   name: 'queue-limits',
@@ -71,7 +71,11 @@ export const queueLimitsScenario: Scenario = {
   run: async (context) => {
     const { drainJobs, repeat } = context.options;
     const rows: ResultRow[] = [];
-    for (const dialect of ['postgres', 'sqlite'] as const) {
+    const selected = new Set(context.systems.map((spec) => spec.id));
+    const dialects = (['postgres', 'sqlite'] as const).filter((dialect) =>
+      selected.has(dialect === 'postgres' ? 'nudge' : 'nudge-sqlite'),
+    );
+    for (const dialect of dialects) {
       const name = dialect === 'postgres' ? 'nudge (PostgreSQL)' : 'nudge (SQLite)';
       const open: DrainMeasurement[] = [];
       const limited: DrainMeasurement[] = [];
