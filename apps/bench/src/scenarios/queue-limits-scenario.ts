@@ -79,14 +79,26 @@ export const queueLimitsScenario: Scenario = {
       const name = dialect === 'postgres' ? 'nudge (PostgreSQL)' : 'nudge (SQLite)';
       const open: DrainMeasurement[] = [];
       const limited: DrainMeasurement[] = [];
-      // Alternated, so that both sides see the same drift of the machine's load.
+      // Alternated, so that both sides see the same drift of the machine's load, and in turn first
+      // (A B, B A, …), so that neither always runs right after the other's cleanup.
       for (let round = 0; round < repeat; round += 1) {
-        open.push(
-          ...(await drains(context, dialect, drainJobs, 1, undefined, `queue-limits ${name}, no limits`)),
-        );
-        limited.push(
-          ...(await drains(context, dialect, drainJobs, 1, NEVER_BINDING, `queue-limits ${name}, limits`)),
-        );
+        const runOpen = async (): Promise<void> => {
+          open.push(
+            ...(await drains(context, dialect, drainJobs, 1, undefined, `queue-limits ${name}, no limits`)),
+          );
+        };
+        const runLimited = async (): Promise<void> => {
+          limited.push(
+            ...(await drains(context, dialect, drainJobs, 1, NEVER_BINDING, `queue-limits ${name}, limits`)),
+          );
+        };
+        if (round % 2 === 0) {
+          await runOpen();
+          await runLimited();
+        } else {
+          await runLimited();
+          await runOpen();
+        }
       }
       const pairs = limited.map((run, i) => run.jobsPerSecond / (open[i]?.jobsPerSecond ?? Number.NaN));
       const openRate = median(open.map((run) => run.jobsPerSecond));
