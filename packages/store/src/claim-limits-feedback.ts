@@ -9,8 +9,8 @@ export type RateRow = [string, number, number, number, number | null];
 /**
  * What a claim of limited queues tells its caller ({@link ClaimInput.onLimited}): `held`, the
  * limited queues whose limits held back due jobs, and, when some rate window is now full, how
- * long until it lets the next job start: the oldest start in the window leaves it `intervalMs` after it happened (a claim that
- * filled an empty window leaves it a whole interval later).
+ * long until it lets the next job start: the oldest start in the window leaves it `intervalMs`
+ * after it happened (a claim that filled an empty window leaves it a whole interval later).
  */
 export function limitsFeedback(
   held: readonly string[],

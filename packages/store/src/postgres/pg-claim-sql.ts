@@ -22,18 +22,18 @@ import {
 // one limited queue run one at a time across the cluster, or side by side while its room is at
 // least SHARE_SLOTS times what each can take (migration 0014), and each counts the running jobs,
 // the keys' running jobs and the rate window after the lock (read by functions that take a fresh
-// snapshot after the lock; the statement's own is older). Such a claim dates
-// its starts by the lock's time, so a start is never dated before the previous claim committed.
-// The LIMIT must sit in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` may be
-// re-evaluated and lock more than n rows. Only PENDING rows are read: the partial claim indexes
-// hold nothing else, and not-due rows wait as SCHEDULED. The kept ids are
-// updated through `id = ANY(ARRAY(…))`, a primary-key lookup, rather than a join whose plan
-// depends on statistics. A candidate runs only when a due row of its kinds exists (an init plan
-// probing `nudge_jobs_kind_claimable` in its order, a scalar subquery: an EXISTS loses the ORDER
-// BY, and then the planner may read the table from its start instead):
-// without one, it would walk every due row of other kinds
-// to find none, as a group of idle kinds did in each claim. Paused and limited queues are read by each candidate CTE (an init plan),
-// so a pause or a new limit is obeyed from the next claim on. The batch comes back as one JSON
+// snapshot after the lock; the statement's own is older). Such a claim dates its starts by the
+// lock's time, so a start is never dated before the previous claim committed. The LIMIT must sit
+// in a CTE: a bare `id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` may be re-evaluated and lock
+// more than n rows. Only PENDING rows are read: the partial claim indexes hold nothing else, and
+// not-due rows wait as SCHEDULED. The kept ids are updated through `id = ANY(ARRAY(…))`, a
+// primary-key lookup, rather than a join whose plan depends on statistics. A group's candidates
+// run only when a due row of its kinds exists (the `due` CTE, one probe of
+// `nudge_jobs_kind_claimable` in its order, a scalar subquery: an EXISTS loses the ORDER BY, and
+// the planner may then read the table from its start instead): without one, each would walk every
+// due row of other kinds to find none, as a group of idle kinds did in each claim. Paused and
+// limited queues are read by each candidate CTE (an init plan), so a pause or a new limit is
+// obeyed from the next claim on. The batch comes back as one JSON
 // text: the client parses it natively, not row by row.
 
 /** A claim statement's text and its bound values, built together so that they always agree. */
@@ -137,14 +137,20 @@ export function buildPgClaim(
   const clock = limited.length > 0 ? LOCKED_NOW : PLAIN_NOW;
   // With limited queues locked, the candidate of the other queues runs only when one has a pending row.
   const othersGate = limited.length > 0 ? 'AND (SELECT found FROM others)' : '';
-  const candidate = (name: string, kinds: string, filter: string, limit: string): void => {
+  // Whether group `g` has a due row of its kinds: probed once per group, read by each of its candidates.
+  const due = (g: number, kinds: string): void => {
+    ctes.push(`due${g} AS (
+  SELECT (SELECT true FROM nudge_jobs AS d
+           WHERE d.status = 'PENDING' AND d.kind = ANY(${kinds}::text[]) AND d.run_at <= ${clock}
+           ORDER BY d.kind, d.run_at LIMIT 1) AS found
+)`);
+  };
+  const candidate = (name: string, g: number, kinds: string, filter: string, limit: string): void => {
     ctes.push(`${name} AS (
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
    WHERE j.status = 'PENDING' AND j.run_at <= ${clock} AND j.kind = ANY(${kinds}::text[])
      ${filter}
-     AND (SELECT true FROM nudge_jobs AS d
-           WHERE d.status = 'PENDING' AND d.kind = ANY(${kinds}::text[]) AND d.run_at <= ${clock}
-           ORDER BY d.kind, d.run_at LIMIT 1)
+     AND (SELECT found FROM due${g})
    ORDER BY ${CLAIM_ORDER}
    LIMIT ${limit}
    FOR UPDATE SKIP LOCKED
@@ -155,9 +161,11 @@ export function buildPgClaim(
     const kinds = bind(group.kinds);
     const limit = bind(group.limit);
     const groupQueues = group.queues === undefined ? '' : `AND j.queue = ANY(${bind(group.queues)}::text[])`;
+    due(g, kinds);
     const notApart = apart.length === 0 ? '' : `AND ${outside(bind(apart) + '::text[]')}`;
     candidate(
       `g${g}`,
+      g,
       kinds,
       `${groupQueues} ${notApart} ${othersGate} AND ${outside(CLOSED_QUEUES)}`,
       limit,
@@ -180,7 +188,7 @@ export function buildPgClaim(
         ? `(SELECT CASE WHEN coalesce(l.room, 0) = 0 THEN 0 WHEN l.key_concurrency IS NULL THEN least(l.room, ${mostParam}::int)
                       ELSE ${mostParam}::int END FROM (SELECT 0) AS one LEFT JOIN limits AS l ON l.name = ${name}::text)`
         : mostParam;
-      candidate(`g${g}q${q}`, kinds, filter, rows);
+      candidate(`g${g}q${q}`, g, kinds, filter, rows);
       offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}`);
     });
   });

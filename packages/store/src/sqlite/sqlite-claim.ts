@@ -17,9 +17,9 @@ import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
 // (threads or processes) can both see a row as PENDING; each claim bumps version and attempts.
 // A candidate select reads rows only when a due row of its kinds exists (one probe of
 // `nudge_jobs_kind_claimable`, in its LIMIT: as a WHERE term, SQLite would still walk the index,
-// or turn an EXISTS into a join and sort the rows it reads): otherwise it would walk every due row of other
-// kinds to find none, as a group of idle kinds did in each claim. (`+kind` keeps the rows' own
-// read off that index: it would sort every due row of the kinds.)
+// or turn an EXISTS into a join and sort the rows it reads): otherwise it would walk every due
+// row of other kinds to find none, as a group of idle kinds did in each claim. (`+kind` keeps the
+// rows' own read off that index: it would sort every due row of the kinds.)
 // Each candidate select reads at most its limit of PENDING rows of its group's kinds and queues
 // (never of a paused queue) through a claim index, which holds nothing else (not-due rows wait as
 // SCHEDULED). With capped or limited queues, each group has a candidate select per such queue
