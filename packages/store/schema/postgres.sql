@@ -157,7 +157,7 @@ BEGIN
   END IF;
   WITH ready AS (
     UPDATE nudge_jobs AS j
-       SET status = CASE WHEN j.run_at > now() THEN 'SCHEDULED' ELSE 'PENDING' END
+       SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
      WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
        AND j.status = 'WAITING'
        AND NOT EXISTS (

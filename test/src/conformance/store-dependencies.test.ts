@@ -302,6 +302,27 @@ describe('store conformance, job dependencies under concurrent transactions: pos
     }
   });
 
+  it('a dependent enqueued after its finisher began is released PENDING, not SCHEDULED', async () => {
+    assert.ok(store && pool);
+    const a = await store.enqueue({ kind: 'k' });
+    const finisher = await pool.connect();
+    try {
+      // The finisher's now() is fixed here, before the dependent exists.
+      await finisher.query('BEGIN');
+      await finisher.query('SELECT now()');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const dependent = await store.enqueue({ kind: 'k', dependsOn: [a.id] });
+      assert.equal(dependent.status, 'WAITING');
+      await finisher.query(FINISH, [a.id]);
+      await finisher.query('COMMIT');
+      // Its run_at (the enqueue's now()) is after the finisher's now(), yet it is due: released
+      // SCHEDULED, it would wait for the next promotion pass.
+      assert.equal((await store.getJob(dependent.id))?.status, 'PENDING');
+    } finally {
+      finisher.release();
+    }
+  });
+
   it('two dependencies finishing in concurrent transactions release their dependent once', async () => {
     assert.ok(store && pool);
     const [a, b, d] = await store.enqueueMany([

@@ -1,0 +1,4 @@
+-- Intentionally empty. PostgreSQL's 0015_dependency_release_clock makes the release of a
+-- dependent compare its run_at with the clock at release, not the start of the finishing
+-- transaction. SQLite writes one transaction at a time, so an enqueue of a dependent cannot commit
+-- inside the transaction that finishes its dependency: nothing to do.
