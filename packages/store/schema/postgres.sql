@@ -213,6 +213,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.nudge_lock_limited_queues(names text[], wants integer[], share boolean[], slots integer, now_override timestamp with time zone)
  RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, rate_starts jsonb, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean)
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   locked_at timestamptz;

@@ -120,7 +120,14 @@ CREATE TABLE nudge_queues (
   name       TEXT    PRIMARY KEY CHECK (length(name) > 0),
   paused     INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
   updated_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-, concurrency INTEGER CHECK (concurrency >= 1), rate_limit INTEGER CHECK (rate_limit >= 1), rate_interval_ms INTEGER CHECK (rate_interval_ms >= 1), key_concurrency INTEGER CHECK (key_concurrency >= 1), rate_starts TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(rate_starts))) STRICT;
+, concurrency INTEGER CHECK (concurrency >= 1), rate_limit INTEGER CHECK (rate_limit >= 1), rate_interval_ms INTEGER CHECK (rate_interval_ms >= 1), key_concurrency INTEGER CHECK (key_concurrency >= 1)) STRICT;
+
+CREATE TABLE nudge_rate_starts (
+  queue TEXT    NOT NULL,
+  t     INTEGER NOT NULL,
+  n     INTEGER NOT NULL CHECK (n >= 1),
+  PRIMARY KEY (queue, t)
+) STRICT, WITHOUT ROWID;
 
 CREATE TABLE nudge_schedules (
   name         TEXT NOT NULL PRIMARY KEY,

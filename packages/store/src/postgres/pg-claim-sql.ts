@@ -247,6 +247,11 @@ kept AS (
             extract(epoch FROM ${clock} - j.run_at) * 1000 AS wait_ms, j.depends_on
 )`);
   if (limited.length > 0) ctes.push(pgLimitedQueueUpdate());
+  // `ready` probes each limited queue with a scalar subquery in the order of the queue's claim
+  // index (nudge_jobs_queue_claimable), LIMIT 1: an EXISTS became a semi-join that grouped every
+  // due row of the kinds by queue (3 ms over 10,000 due rows in each claim, with no limited queue
+  // at all), and without the order the probe of a queue with no such row read them all through
+  // the kind index.
   const text = `
 WITH ${ctes.join(',\n')}
 SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on)), '[]')
@@ -254,8 +259,9 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
        (SELECT coalesce(array_agg(q.name), '{}') FROM nudge_queues AS q
          WHERE NOT q.paused AND ${limitedQueue('q')}
            AND ($5::text[] IS NULL OR q.name = ANY($5::text[]))
-           AND EXISTS (SELECT 1 FROM nudge_jobs AS p WHERE p.status = 'PENDING' AND p.queue = q.name
-                          AND p.run_at <= ${clock} AND p.kind = ANY($4::text[]))) AS ready,
+           AND (SELECT true FROM nudge_jobs AS p WHERE p.status = 'PENDING' AND p.queue = q.name
+                   AND p.run_at <= ${clock} AND p.kind = ANY($4::text[])
+                 ORDER BY p.priority, p.run_at, p.id LIMIT 1)) AS ready,
        ${
          limited.length > 0
            ? `(SELECT coalesce(array_agg(l.name), '{}') FROM limits AS l

@@ -6,6 +6,7 @@ import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
+  SQLITE_PRUNE_STARTS,
   SQLITE_NOW_MS,
   SQLITE_DUE_KEYED,
   SQLITE_DUE_PENDING,
@@ -199,6 +200,7 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
   const othersPending = db.prepare<{ apart: string }, { found: number }>(SQLITE_OTHERS_PENDING);
   const readLimits = db.prepare<{ now: string | null; served: string | null }, LimitsRow>(SQLITE_LIMITS);
   const logStarts = db.prepare<{ now: string | null; name: string; started: number }>(SQLITE_LOG_STARTS);
+  const pruneStarts = db.prepare<{ now: string | null; name: string }>(SQLITE_PRUNE_STARTS);
   const clockMs = db.prepare<{ now: string | null }, { ms: number }>(`SELECT ${SQLITE_NOW_MS} AS ms`);
   type Probe = Database.Statement<{ now: string | null; queue: string; kinds: string }, { found: number }>;
   const duePending: Probe = db.prepare(SQLITE_DUE_PENDING);
@@ -236,7 +238,9 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
       if (row.rate_limit === null || row.rate_interval_ms === null) continue;
       rates.push([row.name, row.rate_limit, row.rate_interval_ms, row.started, row.oldest_start]);
       const started = rows.filter((job) => job.queue === row.name).length;
-      if (started > 0) logStarts.run({ now, name: row.name, started });
+      if (started === 0) continue;
+      logStarts.run({ now, name: row.name, started });
+      pruneStarts.run({ now, name: row.name });
     }
     const nowMs = clockMs.get({ now })?.ms ?? Date.now();
     const jobs = rows.map(toClaimedJob);

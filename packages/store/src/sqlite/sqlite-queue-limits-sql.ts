@@ -9,10 +9,9 @@ export const SQLITE_NOW_MS = `((julianday(${STORE_CLOCK}) - 2440587.5) * 8640000
 export const SQLITE_LIMITED =
   '(q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)';
 
-/** SQL: the starts of a queue's rate log (alias `q`) that are still inside its window, as `(t, n)`. */
-const STARTS_IN_WINDOW = `SELECT json_extract(e.value, '$[0]') AS t, json_extract(e.value, '$[1]') AS n
-    FROM json_each(q.rate_starts) AS e
-   WHERE json_extract(e.value, '$[0]') > ${SQLITE_NOW_MS} - q.rate_interval_ms`;
+/** SQL: the rows of a queue's rate log (alias `q`) still inside its window (alias `w`; migration 0016). */
+const STARTS_IN_WINDOW = `FROM nudge_rate_starts AS w
+   WHERE w.queue = q.name AND w.t > ${SQLITE_NOW_MS} - q.rate_interval_ms`;
 
 /**
  * Each limited, unpaused queue (of `@served`, a JSON array, or every queue when NULL) with its
@@ -25,30 +24,33 @@ SELECT s.*, max(0, min(coalesce(s.concurrency - s.running, 2147483647),
   FROM (
     SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
            (SELECT count(*) FROM nudge_jobs AS r WHERE r.status = 'RUNNING' AND r.queue = q.name) AS running,
-           (SELECT coalesce(sum(w.n), 0) FROM (${STARTS_IN_WINDOW}) AS w) AS started,
-           (SELECT min(w.t) FROM (${STARTS_IN_WINDOW}) AS w) AS oldest_start
+           (SELECT coalesce(sum(w.n), 0) ${STARTS_IN_WINDOW}) AS started,
+           (SELECT min(w.t) ${STARTS_IN_WINDOW}) AS oldest_start
       FROM nudge_queues AS q
      WHERE q.paused = 0 AND ${SQLITE_LIMITED}
        AND (@served IS NULL OR q.name IN (SELECT value FROM json_each(@served)))
   ) AS s`;
 
+/** SQL: a queue's rate grain (alias `q`), ms: a thousandth of its interval, at least 1. */
+const RATE_GRAIN = 'max(1, q.rate_interval_ms / 1000)';
+
 /**
- * Appends `@started` starts now to the rate log of queue `@name` and drops the starts that left
- * the window. The starts share one entry, its time rounded up to a thousandth of the interval:
- * a start then counts a little longer than it should, never shorter, so the limit holds exactly
- * while the log stays at about 1,000 entries at most.
+ * Logs `@started` starts now in the rate log of queue `@name` (migration 0016). The starts count
+ * from now rounded UP to the queue's grain, so a start counts a little longer than it should,
+ * never shorter: the limit holds exactly while the log keeps at most about 1,000 rows per queue.
  */
 export const SQLITE_LOG_STARTS = `
-UPDATE nudge_queues AS q
-   SET rate_starts = (
-     SELECT coalesce(json_group_array(json_array(m.t, m.n)), '[]')
-       FROM (SELECT t, sum(n) AS n FROM (
-               ${STARTS_IN_WINDOW}
-               UNION ALL
-               SELECT (CAST(${SQLITE_NOW_MS} AS INTEGER) / max(1, q.rate_interval_ms / 1000) + 1)
-                        * max(1, q.rate_interval_ms / 1000), @started
-             ) GROUP BY t ORDER BY t) AS m)
- WHERE q.name = @name AND q.rate_limit IS NOT NULL`;
+INSERT INTO nudge_rate_starts (queue, t, n)
+SELECT q.name, (CAST(${SQLITE_NOW_MS} AS INTEGER) / ${RATE_GRAIN} + 1) * ${RATE_GRAIN}, @started
+  FROM nudge_queues AS q
+ WHERE q.name = @name AND q.rate_limit IS NOT NULL
+ON CONFLICT (queue, t) DO UPDATE SET n = n + excluded.n`;
+
+/** Deletes the rows of queue `@name`'s rate log that left its window. */
+export const SQLITE_PRUNE_STARTS = `
+DELETE FROM nudge_rate_starts
+ WHERE queue = @name
+   AND t <= ${SQLITE_NOW_MS} - (SELECT q.rate_interval_ms FROM nudge_queues AS q WHERE q.name = @name)`;
 
 /**
  * Whether any queue outside `@apart` (a JSON array of queue names) has a pending row: a walk over
