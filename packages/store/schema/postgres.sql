@@ -87,7 +87,6 @@ CREATE TABLE nudge_queues (
   rate_limit integer,
   rate_interval_ms integer,
   key_concurrency integer,
-  rate_starts jsonb DEFAULT '[]'::jsonb NOT NULL,
   counted_running integer,
   starts_since_count bigint DEFAULT 0 NOT NULL
 );
@@ -98,6 +97,14 @@ ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_pkey PRIMARY KEY (name);
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_check CHECK (((rate_limit IS NULL) = (rate_interval_ms IS NULL)));
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_interval_ms_check CHECK ((rate_interval_ms >= 1));
 ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_limit_check CHECK ((rate_limit >= 1));
+
+CREATE TABLE nudge_rate_starts (
+  queue text NOT NULL,
+  t bigint NOT NULL,
+  n integer NOT NULL
+);
+ALTER TABLE nudge_rate_starts ADD CONSTRAINT nudge_rate_starts_n_check CHECK ((n >= 1));
+ALTER TABLE nudge_rate_starts ADD CONSTRAINT nudge_rate_starts_pkey PRIMARY KEY (queue, t);
 
 CREATE TABLE nudge_schedules (
   name text NOT NULL,
@@ -211,7 +218,7 @@ END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.nudge_lock_limited_queues(names text[], wants integer[], share boolean[], slots integer, now_override timestamp with time zone)
- RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, rate_starts jsonb, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean)
+ RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
@@ -251,7 +258,7 @@ BEGIN
   at_ms := extract(epoch FROM locked_at) * 1000;
   RETURN QUERY
     SELECT s.name, s.concurrency, s.rate_limit, s.rate_interval_ms, s.key_concurrency, s.running,
-           s.started, s.oldest_start, s.rate_starts, locked_at, s.shared, s.free,
+           s.started, s.oldest_start, locked_at, s.shared, s.free,
            CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END, s.recount
       FROM (
         SELECT c.*, greatest(0, least(coalesce(c.concurrency - c.running, 2147483647),
@@ -264,11 +271,11 @@ BEGIN
                         -- A shared claim without a bound: no room it could prove.
                         WHEN q.counted_running IS NULL THEN q.concurrency
                         ELSE q.counted_running + q.starts_since_count END AS running,
-                   (SELECT coalesce(sum((e->>1)::bigint), 0)::bigint FROM jsonb_array_elements(q.rate_starts) AS e
-                     WHERE (e->>0)::float8 > at_ms - q.rate_interval_ms) AS started,
-                   (SELECT min((e->>0)::float8) FROM jsonb_array_elements(q.rate_starts) AS e
-                     WHERE (e->>0)::float8 > at_ms - q.rate_interval_ms) AS oldest_start,
-                   q.rate_starts, m.shared, m.want
+                   (SELECT coalesce(sum(r.n), 0)::bigint FROM nudge_rate_starts AS r
+                     WHERE r.queue = q.name AND r.t > at_ms - q.rate_interval_ms) AS started,
+                   (SELECT min(r.t)::float8 FROM nudge_rate_starts AS r
+                     WHERE r.queue = q.name AND r.t > at_ms - q.rate_interval_ms) AS oldest_start,
+                   m.shared, m.want
               FROM nudge_queues AS q
               JOIN unnest(locked_names, locked_wants, locked_shared) AS m(name, want, shared) ON m.name = q.name
              CROSS JOIN LATERAL (

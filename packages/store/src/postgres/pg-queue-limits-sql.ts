@@ -63,34 +63,43 @@ export const runningWithKey = (alias: string): string =>
   `nudge_running_with_key(${alias}.queue, ${alias}.concurrency_key)`;
 
 /**
- * The `queue_written` CTE: writes what this claim changed of each locked queue. A queue with a
- * concurrency limit gets this claim's starts added to `starts_since_count`, or, when the claim
- * counted its running jobs, `counted_running` set to that count and `starts_since_count` to the
- * claim's starts (migration 0014). A rate-limited queue gets this claim's starts appended to its
- * log, and the starts that left the window at `limits`' `at` dropped, from the log as the UPDATE
- * finds it (a shared claim's neighbours may have appended to it since `limits` read it). A
- * claim's starts share one entry, its time rounded UP to a thousandth of the interval: a start
- * then counts a little longer than it should, never shorter, so the limit holds exactly while
- * the log stays at about 1,000 entries at most.
+ * The `queue_written`, `rate_logged` and `rate_pruned` CTEs: write what this claim changed of each
+ * locked queue. A queue with a concurrency limit gets this claim's starts added to
+ * `starts_since_count`, or, when the claim counted its running jobs, `counted_running` set to
+ * that count and `starts_since_count` to the claim's starts (migration 0014). A rate-limited
+ * queue gets this claim's starts logged in `nudge_rate_starts` (migration 0016) under its time
+ * rounded UP to a thousandth of the interval, so a start counts a little longer than it should,
+ * never shorter, and the log keeps at most about 1,000 rows per queue; the rows that left the
+ * window at `limits`' `at` are deleted, except those another claim holds (the next claim
+ * deletes them). The log is written from the queue's UPDATE: two claims of a queue wait on each
+ * other at that row, never at a row of the log.
  */
 export function pgLimitedQueueUpdate(): string {
-  const atMs = '(extract(epoch FROM l.at) * 1000)';
-  const grain = 'greatest(1, l.rate_interval_ms / 1000)';
+  const grain = 'greatest(1, w.rate_interval_ms / 1000)';
   return `queue_written AS (
   UPDATE nudge_queues AS q
      SET counted_running = CASE WHEN l.recounted THEN l.running::int ELSE q.counted_running END,
          starts_since_count = CASE WHEN l.recounted THEN coalesce(c.n, 0)
-                                   ELSE q.starts_since_count + coalesce(c.n, 0) END,
-         rate_starts = CASE WHEN l.rate_limit IS NULL OR c.n IS NULL THEN q.rate_starts ELSE (
-       SELECT coalesce(jsonb_agg(jsonb_build_array(m.t, m.n) ORDER BY m.t), '[]'::jsonb)
-         FROM (SELECT t, sum(n) AS n FROM (
-                 SELECT (e->>0)::float8 AS t, (e->>1)::int AS n FROM jsonb_array_elements(q.rate_starts) AS e
-                  WHERE (e->>0)::float8 > ${atMs} - l.rate_interval_ms
-                 UNION ALL SELECT ceil(${atMs} / ${grain}) * ${grain}, c.n
-               ) AS s GROUP BY t) AS m) END
+                                   ELSE q.starts_since_count + coalesce(c.n, 0) END
     FROM limits AS l
     LEFT JOIN (SELECT queue, count(*)::int AS n FROM claimed GROUP BY queue) AS c ON c.queue = l.name
    WHERE q.name = l.name
      AND (l.recounted OR (c.n IS NOT NULL AND (l.concurrency IS NOT NULL OR l.rate_limit IS NOT NULL)))
+  RETURNING q.name, l.rate_limit, l.rate_interval_ms, extract(epoch FROM l.at) * 1000 AS at_ms, c.n
+),
+rate_logged AS (
+  INSERT INTO nudge_rate_starts AS r (queue, t, n)
+  SELECT w.name, (ceil(w.at_ms / ${grain}) * ${grain})::bigint, w.n
+    FROM queue_written AS w
+   WHERE w.rate_limit IS NOT NULL AND w.n IS NOT NULL
+  ON CONFLICT (queue, t) DO UPDATE SET n = r.n + excluded.n
+),
+rate_pruned AS (
+  DELETE FROM nudge_rate_starts AS r
+   WHERE (r.queue, r.t) IN (
+           SELECT o.queue, o.t FROM nudge_rate_starts AS o
+             JOIN queue_written AS w ON w.name = o.queue
+            WHERE w.rate_limit IS NOT NULL AND w.n IS NOT NULL AND o.t <= w.at_ms - w.rate_interval_ms
+              FOR UPDATE OF o SKIP LOCKED)
 )`;
 }
