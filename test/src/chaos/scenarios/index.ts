@@ -16,6 +16,7 @@ import { rollingDeploy } from './rolling-deploy.js';
 import { recoveryAtScale } from './recovery-at-scale.js';
 import { apiAbuse } from './api-abuse.js';
 import { queueLimits } from './queue-limits.js';
+import { sharedLimits } from './shared-limits.js';
 
 /** Every scenario, in the order of the published table (by the numbering). */
 export const SCENARIOS: readonly Scenario[] = [
@@ -36,4 +37,5 @@ export const SCENARIOS: readonly Scenario[] = [
   recoveryAtScale,
   apiAbuse,
   queueLimits,
+  sharedLimits,
 ];

@@ -1,7 +1,8 @@
 import { DIALECTS, rawQuery } from '@nudge/test-databases';
 import type { ChaosSize, Scenario } from '../scenario.js';
 import { delay, randomInt, runInCluster } from '../run-scenario.js';
-import { readAudit, type AuditRow } from '../audit.js';
+import { readAudit } from '../audit.js';
+import { peakRunning, peakStarts } from '../limits-audit.js';
 import { readLedger } from '../ledger.js';
 import type { ChaosCluster } from '../cluster.js';
 
@@ -11,33 +12,6 @@ const CONCURRENCY = 3;
 const RATE = { limit: 25, intervalMs: 1_000 };
 const KEYS = 8;
 const LEASE_MS = 2_000;
-
-/** The most rows of one group `RUNNING` at once, replaying the audit in its order. */
-function peakRunning(audit: readonly AuditRow[], groupOf: (jobId: number) => string | undefined): number {
-  const running = new Map<string, number>();
-  let peak = 0;
-  for (const row of audit) {
-    const group = groupOf(row.jobId);
-    if (group === undefined || row.oldStatus === row.newStatus) continue;
-    const step = (row.newStatus === 'RUNNING' ? 1 : 0) - (row.oldStatus === 'RUNNING' ? 1 : 0);
-    const now = (running.get(group) ?? 0) + step;
-    running.set(group, now);
-    peak = Math.max(peak, now);
-  }
-  return peak;
-}
-
-/** The most starts within any window of `intervalMs` beginning at a start. */
-function peakStarts(starts: readonly number[], intervalMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let peak = 0;
-  let end = 0;
-  for (let i = 0; i < sorted.length; i += 1) {
-    while (end < sorted.length && (sorted[end] ?? 0) < (sorted[i] ?? 0) + intervalMs) end += 1;
-    peak = Math.max(peak, end - i);
-  }
-  return peak;
-}
 
 /**
  * Whether instance `name` has a job of the database RUNNING and every such job is running in its
