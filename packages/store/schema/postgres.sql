@@ -79,6 +79,13 @@ CREATE TABLE nudge_migrations (
 );
 ALTER TABLE nudge_migrations ADD CONSTRAINT nudge_migrations_pkey PRIMARY KEY (version);
 
+CREATE TABLE nudge_queue_slots (
+  queue text NOT NULL,
+  slot integer NOT NULL,
+  starts bigint NOT NULL
+);
+ALTER TABLE nudge_queue_slots ADD CONSTRAINT nudge_queue_slots_pkey PRIMARY KEY (queue, slot);
+
 CREATE TABLE nudge_queues (
   name text NOT NULL,
   paused boolean DEFAULT false NOT NULL,
@@ -101,10 +108,11 @@ ALTER TABLE nudge_queues ADD CONSTRAINT nudge_queues_rate_limit_check CHECK ((ra
 CREATE TABLE nudge_rate_starts (
   queue text NOT NULL,
   t bigint NOT NULL,
+  slot integer NOT NULL,
   n integer NOT NULL
 );
 ALTER TABLE nudge_rate_starts ADD CONSTRAINT nudge_rate_starts_n_check CHECK ((n >= 1));
-ALTER TABLE nudge_rate_starts ADD CONSTRAINT nudge_rate_starts_pkey PRIMARY KEY (queue, t);
+ALTER TABLE nudge_rate_starts ADD CONSTRAINT nudge_rate_starts_pkey PRIMARY KEY (queue, t, slot);
 
 CREATE TABLE nudge_schedules (
   name text NOT NULL,
@@ -218,7 +226,7 @@ END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.nudge_lock_limited_queues(names text[], wants integer[], share boolean[], slots integer, now_override timestamp with time zone)
- RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean)
+ RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean, slot integer)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
@@ -229,18 +237,22 @@ DECLARE
   queue_want integer;
   try_share boolean;
   got boolean;
+  got_slot integer;
   locked_names text[] := '{}';
   locked_wants integer[] := '{}';
   locked_shared boolean[] := '{}';
+  locked_slots integer[] := '{}';
 BEGIN
   FOR queue_name, queue_want, try_share IN
     SELECT u.n, u.w, u.s FROM unnest(names, wants, share) AS u(n, w, s) ORDER BY u.n
   LOOP
     got := false;
+    got_slot := NULL;
     IF try_share THEN
       FOR slot IN 0 .. slots - 1 LOOP
         IF pg_try_advisory_xact_lock(hashtext('nudge_limited_queue:' || queue_name), slot) THEN
           got := true;
+          got_slot := slot;
           EXIT;
         END IF;
       END LOOP;
@@ -253,13 +265,14 @@ BEGIN
     locked_names := locked_names || queue_name;
     locked_wants := locked_wants || queue_want;
     locked_shared := locked_shared || got;
+    locked_slots := locked_slots || got_slot;
   END LOOP;
   locked_at := coalesce(now_override, clock_timestamp());
   at_ms := extract(epoch FROM locked_at) * 1000;
   RETURN QUERY
     SELECT s.name, s.concurrency, s.rate_limit, s.rate_interval_ms, s.key_concurrency, s.running,
            s.started, s.oldest_start, locked_at, s.shared, s.free,
-           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END, s.recount
+           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END, s.recount, s.slot
       FROM (
         SELECT c.*, greatest(0, least(coalesce(c.concurrency - c.running, 2147483647),
                                       coalesce(c.rate_limit - c.started, 2147483647))) AS free
@@ -270,18 +283,23 @@ BEGIN
                                               WHERE r.status = 'RUNNING' AND r.queue = q.name)
                         -- A shared claim without a bound: no room it could prove.
                         WHEN q.counted_running IS NULL THEN q.concurrency
-                        ELSE q.counted_running + q.starts_since_count END AS running,
+                        ELSE u.bound END AS running,
                    (SELECT coalesce(sum(r.n), 0)::bigint FROM nudge_rate_starts AS r
                      WHERE r.queue = q.name AND r.t > at_ms - q.rate_interval_ms) AS started,
                    (SELECT min(r.t)::float8 FROM nudge_rate_starts AS r
                      WHERE r.queue = q.name AND r.t > at_ms - q.rate_interval_ms) AS oldest_start,
-                   m.shared, m.want
+                   m.shared, m.want, m.slot
               FROM nudge_queues AS q
-              JOIN unnest(locked_names, locked_wants, locked_shared) AS m(name, want, shared) ON m.name = q.name
+              JOIN unnest(locked_names, locked_wants, locked_shared, locked_slots) AS m(name, want, shared, slot)
+                ON m.name = q.name
+             CROSS JOIN LATERAL (
+               SELECT q.counted_running + q.starts_since_count
+                      + (SELECT coalesce(sum(k.starts), 0)::bigint FROM nudge_queue_slots AS k WHERE k.queue = q.name)
+                      AS bound
+             ) AS u
              CROSS JOIN LATERAL (
                SELECT q.concurrency IS NOT NULL AND NOT m.shared
-                      AND (q.counted_running IS NULL
-                           OR q.concurrency - q.counted_running - q.starts_since_count < m.want) AS recount
+                      AND (q.counted_running IS NULL OR q.concurrency - u.bound < m.want) AS recount
              ) AS b
              WHERE NOT q.paused
                AND (q.concurrency IS NOT NULL OR q.rate_limit IS NOT NULL OR q.key_concurrency IS NOT NULL)

@@ -63,43 +63,59 @@ export const runningWithKey = (alias: string): string =>
   `nudge_running_with_key(${alias}.queue, ${alias}.concurrency_key)`;
 
 /**
- * The `queue_written`, `rate_logged` and `rate_pruned` CTEs: write what this claim changed of each
- * locked queue. A queue with a concurrency limit gets this claim's starts added to
- * `starts_since_count`, or, when the claim counted its running jobs, `counted_running` set to
- * that count and `starts_since_count` to the claim's starts (migration 0014). A rate-limited
- * queue gets this claim's starts logged in `nudge_rate_starts` (migration 0016) under its time
+ * The CTEs that write what this claim changed of each locked queue (migrations 0014 and 0016).
+ * The concurrency bound: a claim that shares the queue adds its starts to the row of its slot in
+ * `nudge_queue_slots` (`slot_written`), which no other claim holds meanwhile; one that does not
+ * share runs alone and adds them to the queue's `starts_since_count` (`queue_written`), or, when
+ * it counted the running jobs, sets `counted_running` to that count, `starts_since_count` to its
+ * starts and the slots' starts to 0 (`slots_reset`). The rate: a rate-limited queue gets this
+ * claim's starts logged in `nudge_rate_starts` under its slot (-1 when not shared) and its time
  * rounded UP to a thousandth of the interval, so a start counts a little longer than it should,
- * never shorter, and the log keeps at most about 1,000 rows per queue; the rows that left the
- * window at `limits`' `at` are deleted, except those another claim holds (the next claim
- * deletes them). The log is written from the queue's UPDATE: two claims of a queue wait on each
- * other at that row, never at a row of the log.
+ * never shorter, and the log keeps about 1,000 rows per queue and slot at most; the rows that
+ * left the window at `limits`' `at` are deleted, except those another claim holds (the next
+ * claim deletes them). No two claims in flight write the same row of these tables.
  */
 export function pgLimitedQueueUpdate(): string {
-  const grain = 'greatest(1, w.rate_interval_ms / 1000)';
-  return `queue_written AS (
+  const grain = 'greatest(1, l.rate_interval_ms / 1000)';
+  const atMs = '(extract(epoch FROM l.at) * 1000)';
+  return `claimed_per_queue AS (
+  SELECT l.*, c.n
+    FROM limits AS l
+    JOIN (SELECT queue, count(*)::int AS n FROM claimed GROUP BY queue) AS c ON c.queue = l.name
+),
+queue_written AS (
   UPDATE nudge_queues AS q
      SET counted_running = CASE WHEN l.recounted THEN l.running::int ELSE q.counted_running END,
          starts_since_count = CASE WHEN l.recounted THEN coalesce(c.n, 0)
                                    ELSE q.starts_since_count + coalesce(c.n, 0) END
     FROM limits AS l
-    LEFT JOIN (SELECT queue, count(*)::int AS n FROM claimed GROUP BY queue) AS c ON c.queue = l.name
-   WHERE q.name = l.name
-     AND (l.recounted OR (c.n IS NOT NULL AND (l.concurrency IS NOT NULL OR l.rate_limit IS NOT NULL)))
-  RETURNING q.name, l.rate_limit, l.rate_interval_ms, extract(epoch FROM l.at) * 1000 AS at_ms, c.n
+    LEFT JOIN claimed_per_queue AS c ON c.name = l.name
+   WHERE q.name = l.name AND NOT l.shared
+     AND (l.recounted OR (c.n IS NOT NULL AND l.concurrency IS NOT NULL))
+),
+slots_reset AS (
+  UPDATE nudge_queue_slots AS k SET starts = 0
+    FROM limits AS l
+   WHERE k.queue = l.name AND l.recounted AND k.starts <> 0
+),
+slot_written AS (
+  INSERT INTO nudge_queue_slots AS k (queue, slot, starts)
+  SELECT c.name, c.slot, c.n FROM claimed_per_queue AS c WHERE c.shared AND c.concurrency IS NOT NULL
+  ON CONFLICT (queue, slot) DO UPDATE SET starts = k.starts + excluded.starts
 ),
 rate_logged AS (
-  INSERT INTO nudge_rate_starts AS r (queue, t, n)
-  SELECT w.name, (ceil(w.at_ms / ${grain}) * ${grain})::bigint, w.n
-    FROM queue_written AS w
-   WHERE w.rate_limit IS NOT NULL AND w.n IS NOT NULL
-  ON CONFLICT (queue, t) DO UPDATE SET n = r.n + excluded.n
+  INSERT INTO nudge_rate_starts AS r (queue, t, slot, n)
+  SELECT l.name, (ceil(${atMs} / ${grain}) * ${grain})::bigint, coalesce(l.slot, -1), l.n
+    FROM claimed_per_queue AS l
+   WHERE l.rate_limit IS NOT NULL
+  ON CONFLICT (queue, t, slot) DO UPDATE SET n = r.n + excluded.n
 ),
 rate_pruned AS (
   DELETE FROM nudge_rate_starts AS r
-   WHERE (r.queue, r.t) IN (
-           SELECT o.queue, o.t FROM nudge_rate_starts AS o
-             JOIN queue_written AS w ON w.name = o.queue
-            WHERE w.rate_limit IS NOT NULL AND w.n IS NOT NULL AND o.t <= w.at_ms - w.rate_interval_ms
+   WHERE (r.queue, r.t, r.slot) IN (
+           SELECT o.queue, o.t, o.slot FROM nudge_rate_starts AS o
+             JOIN claimed_per_queue AS l ON l.name = o.queue
+            WHERE l.rate_limit IS NOT NULL AND o.t <= ${atMs} - l.rate_interval_ms
               FOR UPDATE OF o SKIP LOCKED)
 )`;
 }
