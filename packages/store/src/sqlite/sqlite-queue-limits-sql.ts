@@ -31,13 +31,14 @@ SELECT s.*, max(0, min(coalesce(s.concurrency - s.running, 2147483647),
        AND (@served IS NULL OR q.name IN (SELECT value FROM json_each(@served)))
   ) AS s`;
 
-/** SQL: a queue's rate grain (alias `q`), ms: a thousandth of its interval, at least 1. */
-const RATE_GRAIN = 'max(1, q.rate_interval_ms / 1000)';
+/** SQL: a queue's rate grain (alias `q`), ms: a hundredth of its interval, at least 1. */
+const RATE_GRAIN = 'max(1, q.rate_interval_ms / 100)';
 
 /**
  * Logs `@started` starts now in the rate log of queue `@name` (migration 0016). The starts count
- * from now rounded UP to the queue's grain, so a start counts a little longer than it should,
- * never shorter: the limit holds exactly while the log keeps at most about 1,000 rows per queue.
+ * from now rounded UP to the queue's grain, so a start counts up to 1 % of the interval longer
+ * than it should, never shorter: the limit holds exactly while the log keeps at most about 100
+ * rows per queue.
  */
 export const SQLITE_LOG_STARTS = `
 INSERT INTO nudge_rate_starts (queue, t, n)
