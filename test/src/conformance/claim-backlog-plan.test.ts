@@ -5,16 +5,14 @@
 // prepared claim switches to it after five runs) are checked, with and without a paused queue.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
-import { buildPgClaim } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
   createTestDatabase,
+  explainPgClaim,
   openStore,
   rawQuery,
   type TestDatabase,
   planNodes,
-  type PlanNode,
 } from '../helpers/index.js';
 
 const BACKLOG = 20_000;
@@ -41,38 +39,23 @@ describe('a PostgreSQL claim of a long single-queue backlog', () => {
     for (const paused of [false, true]) {
       it(`reads ${LIMIT} index entries for a claim of ${LIMIT} (${mode}${paused ? ', another queue paused' : ''})`, async () => {
         if (paused) await store.setQueuePaused('elsewhere', true);
-        const client = new pg.Client({ connectionString: db.url });
-        await client.connect();
-        try {
-          await client.query('BEGIN');
-          await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
-          const claim = buildPgClaim({ workerId: 'w1', leaseMs: 60_000, groups: [] }, [
-            { kinds: ['k'], limit: LIMIT },
-          ]);
-          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
-            name: `claim-plan-${mode}-${paused}`,
-            text: `EXPLAIN (ANALYZE, FORMAT JSON) ${claim.text}`,
-            values: claim.values,
-          });
-          await client.query('ROLLBACK');
-          const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-          assert.ok(plan);
-          const all = planNodes(plan);
-          const claimScan = all.find((n) => n['Index Name'] === 'nudge_jobs_claimable');
-          assert.ok(claimScan, 'the claim reads through nudge_jobs_claimable');
-          assert.equal(
-            claimScan['Node Type'],
-            'Index Scan',
-            'an ordered index scan, not a bitmap scan to sort',
-          );
-          assert.equal(claimScan['Actual Rows'], LIMIT, 'index entries read = rows claimed');
-          assert.ok(
-            !all.some((n) => n['Node Type'] === 'Sort' && (n['Actual Rows'] ?? 0) > LIMIT),
-            'no sort of the backlog',
-          );
-        } finally {
-          await client.end();
-        }
+        const plan = await explainPgClaim(db.url, [{ kinds: ['k'], limit: LIMIT }], {
+          planCacheMode: mode,
+          name: `claim-plan-${mode}-${paused}`,
+        });
+        const all = planNodes(plan);
+        const claimScan = all.find((n) => n['Index Name'] === 'nudge_jobs_claimable');
+        assert.ok(claimScan, 'the claim reads through nudge_jobs_claimable');
+        assert.equal(
+          claimScan['Node Type'],
+          'Index Scan',
+          'an ordered index scan, not a bitmap scan to sort',
+        );
+        assert.equal(claimScan['Actual Rows'], LIMIT, 'index entries read = rows claimed');
+        assert.ok(
+          !all.some((n) => n['Node Type'] === 'Sort' && (n['Actual Rows'] ?? 0) > LIMIT),
+          'no sort of the backlog',
+        );
       });
     }
   }

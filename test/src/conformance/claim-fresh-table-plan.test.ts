@@ -6,15 +6,15 @@
 // settings (without them, as behind a transaction pooler, see claim-reads).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
-import { buildPgClaim, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
+import { PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
   createTestDatabase,
+  explainPgClaim,
   openStore,
-  type TestDatabase,
   planNodes,
-  type PlanNode,
+  rowsRead,
+  type TestDatabase,
 } from '../helpers/index.js';
 
 const BACKLOG = 20_000;
@@ -42,37 +42,20 @@ describe('a PostgreSQL claim on a table never analyzed', () => {
     for (const limited of [false, true]) {
       it(`reads no node of more than ${MOST_ROWS} rows for a claim of ${LIMIT} (${mode}${limited ? ', another queue limited' : ''})`, async () => {
         if (limited) await store.setQueueLimits('elsewhere', { concurrency: 10 });
-        const client = new pg.Client({ connectionString: db.url, options: PG_PLANNER_OPTIONS });
-        await client.connect();
-        try {
-          await client.query('BEGIN');
-          await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
-          const claim = buildPgClaim({ workerId: 'w1', leaseMs: 60_000, groups: [] }, [
-            { kinds: ['k'], limit: LIMIT },
-          ]);
-          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
-            name: `fresh-claim-plan-${mode}-${limited}`,
-            text: `EXPLAIN (ANALYZE, FORMAT JSON) ${claim.text}`,
-            values: claim.values,
-          });
-          await client.query('ROLLBACK');
-          const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-          assert.ok(plan);
-          const read = (node: PlanNode): number =>
-            ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) *
-            (node['Actual Loops'] ?? 1);
-          const heavy = planNodes(plan).filter((node) => read(node) > MOST_ROWS);
-          assert.deepEqual(
-            heavy.map(
-              (node) =>
-                `${node['Node Type']} ${node['Index Name'] ?? node['Relation Name'] ?? ''}: ${read(node)}`,
-            ),
-            [],
-            'nodes that read the backlog',
-          );
-        } finally {
-          await client.end();
-        }
+        const plan = await explainPgClaim(db.url, [{ kinds: ['k'], limit: LIMIT }], {
+          options: PG_PLANNER_OPTIONS,
+          planCacheMode: mode,
+          name: `fresh-claim-plan-${mode}-${limited}`,
+        });
+        const heavy = planNodes(plan).filter((node) => rowsRead(node) > MOST_ROWS);
+        assert.deepEqual(
+          heavy.map(
+            (node) =>
+              `${node['Node Type']} ${node['Index Name'] ?? node['Relation Name'] ?? ''}: ${rowsRead(node)}`,
+          ),
+          [],
+          'nodes that read the backlog',
+        );
       });
     }
   }

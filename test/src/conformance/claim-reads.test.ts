@@ -4,16 +4,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import pg from 'pg';
-import { buildPgClaim, buildSqliteClaim, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
+import { buildSqliteClaim, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
   createTestDatabase,
+  explainPgClaim,
   openStore,
   rawQuery,
   type TestDatabase,
   planNodes,
-  type PlanNode,
+  rowsRead,
 } from '../helpers/index.js';
 
 const SCHEDULED = 20_000;
@@ -56,54 +56,39 @@ describe('a claim reads no more rows than it returns', () => {
   for (const options of [PG_PLANNER_OPTIONS, undefined]) {
     const exact = options !== undefined;
     it(`postgres: EXPLAIN ANALYZE shows the claim read ${exact ? "exactly the rows claimed (the store's planner settings)" : "only due rows (the server's planner settings)"}`, async () => {
-      const client = new pg.Client({ connectionString: pgDb.url, ...(exact ? { options } : {}) });
-      await client.connect();
-      try {
-        await client.query('BEGIN');
-        const claim = buildPgClaim({ workerId: 'w1', leaseMs: 60_000, groups: [] }, [
-          { kinds: ['k'], limit: LIMIT },
-        ]);
-        const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim.text}`,
-          claim.values,
-        );
-        await client.query('ROLLBACK');
-        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-        assert.ok(plan);
-        const scans = planNodes(plan).filter(
+      const plan = await explainPgClaim(pgDb.url, [{ kinds: ['k'], limit: LIMIT }], {
+        ...(exact ? { options } : {}),
+        buffers: true,
+      });
+      const scans = planNodes(plan).filter(
+        (n) =>
+          n['Relation Name'] === 'nudge_jobs' &&
+          n['Node Type'] !== 'ModifyTable' &&
+          n['Index Name'] !== 'nudge_jobs_pkey',
+      );
+      assert.ok(
+        scans.every((n) => n['Node Type'] !== 'Seq Scan'),
+        `no sequential scan of the jobs table: ${scans.map((n) => n['Node Type']).join(', ')}`,
+      );
+      assert.ok(
+        scans.every(
           (n) =>
-            n['Relation Name'] === 'nudge_jobs' &&
-            n['Node Type'] !== 'ModifyTable' &&
-            n['Index Name'] !== 'nudge_jobs_pkey',
-        );
+            n['Index Name'] === 'nudge_jobs_claimable' || n['Index Name'] === 'nudge_jobs_kind_claimable',
+        ),
+        `every read goes through an index of due rows only: ${JSON.stringify(scans.map((n) => n['Index Name']))}`,
+      );
+      if (exact) {
+        const claimScan = scans.find((n) => n['Index Name'] === 'nudge_jobs_claimable');
+        assert.ok(claimScan, `the claim reads through nudge_jobs_claimable: ${JSON.stringify(scans)}`);
+        assert.equal(claimScan['Actual Rows'], LIMIT, 'index entries read = rows claimed');
+        assert.equal(claimScan['Rows Removed by Filter'] ?? 0, 0, 'no row read and thrown away');
+      } else {
+        // The due rows, and one more for the probe of the kind's due rows.
+        const total = scans.reduce((sum, n) => sum + rowsRead(n), 0);
         assert.ok(
-          scans.every((n) => n['Node Type'] !== 'Seq Scan'),
-          `no sequential scan of the jobs table: ${scans.map((n) => n['Node Type']).join(', ')}`,
+          total <= DUE + 1,
+          `${total} rows read: ${JSON.stringify(scans.map((n) => [n['Index Name'], rowsRead(n)]))}`,
         );
-        assert.ok(
-          scans.every(
-            (n) =>
-              n['Index Name'] === 'nudge_jobs_claimable' || n['Index Name'] === 'nudge_jobs_kind_claimable',
-          ),
-          `every read goes through an index of due rows only: ${JSON.stringify(scans.map((n) => n['Index Name']))}`,
-        );
-        const read = (n: PlanNode): number =>
-          ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 0);
-        if (exact) {
-          const claimScan = scans.find((n) => n['Index Name'] === 'nudge_jobs_claimable');
-          assert.ok(claimScan, `the claim reads through nudge_jobs_claimable: ${JSON.stringify(scans)}`);
-          assert.equal(claimScan['Actual Rows'], LIMIT, 'index entries read = rows claimed');
-          assert.equal(claimScan['Rows Removed by Filter'] ?? 0, 0, 'no row read and thrown away');
-        } else {
-          // The due rows, and one more for the probe of the kind's due rows.
-          const total = scans.reduce((sum, n) => sum + read(n), 0);
-          assert.ok(
-            total <= DUE + 1,
-            `${total} rows read: ${JSON.stringify(scans.map((n) => [n['Index Name'], read(n)]))}`,
-          );
-        }
-      } finally {
-        await client.end();
       }
     });
   }
