@@ -1,4 +1,5 @@
 // The SQL of cluster-wide queue limits in a PostgreSQL claim (see pg-claim-sql.ts).
+import { RATE_LOG_GRAINS } from '../rate-log-grain.js';
 
 /** SQL: the `nudge_queues` row (alias `alias`, or unqualified) has a limit of any sort. */
 export function limitedQueue(alias?: string): string {
@@ -70,14 +71,12 @@ export const runningWithKey = (alias: string): string =>
  * it counted the running jobs, sets `counted_running` to that count, `starts_since_count` to its
  * starts and the slots' starts to 0 (`slots_reset`). The rate: a rate-limited queue gets this
  * claim's starts logged in `nudge_rate_starts` under its slot (-1 when not shared) and its time
- * rounded UP to a hundredth of the interval, so a start counts up to 1 % of the interval longer
- * than it should, never shorter, and the log keeps at most about 100 rows per queue and slot
- * (a claim sums them: 0.35 µs a row, 0.7 ms for 2,000); the rows that
- * left the window at `limits`' `at` are deleted, except those another claim holds (the next
- * claim deletes them). No two claims in flight write the same row of these tables.
+ * rounded UP to the grain ({@link RATE_LOG_GRAINS}); the rows that left the window at `limits`'
+ * `at` are deleted, except those another claim holds (the next claim deletes them). No two
+ * claims in flight write the same row of these tables.
  */
 export function pgLimitedQueueUpdate(): string {
-  const grain = 'greatest(1, l.rate_interval_ms / 100)';
+  const grain = `greatest(1, l.rate_interval_ms / ${RATE_LOG_GRAINS})`;
   const atMs = '(extract(epoch FROM l.at) * 1000)';
   return `claimed_per_queue AS (
   SELECT l.*, c.n

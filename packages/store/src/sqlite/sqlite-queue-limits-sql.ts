@@ -1,6 +1,7 @@
 // The SQL of cluster-wide queue limits in a SQLite claim (see sqlite-claim.ts). SQLite claims
 // run one at a time (BEGIN IMMEDIATE), so each one counts what the previous one committed.
 import { SQLITE_NOW, STORE_CLOCK } from './sqlite-time.js';
+import { RATE_LOG_GRAINS } from '../rate-log-grain.js';
 
 /** SQL: the database clock as epoch ms (a real number). */
 export const SQLITE_NOW_MS = `((julianday(${STORE_CLOCK}) - 2440587.5) * 86400000.0)`;
@@ -31,14 +32,13 @@ SELECT s.*, max(0, min(coalesce(s.concurrency - s.running, 2147483647),
        AND (@served IS NULL OR q.name IN (SELECT value FROM json_each(@served)))
   ) AS s`;
 
-/** SQL: a queue's rate grain (alias `q`), ms: a hundredth of its interval, at least 1. */
-const RATE_GRAIN = 'max(1, q.rate_interval_ms / 100)';
+/** SQL: a queue's rate grain (alias `q`), ms (see {@link RATE_LOG_GRAINS}). */
+const RATE_GRAIN = `max(1, q.rate_interval_ms / ${RATE_LOG_GRAINS})`;
 
 /**
  * Logs `@started` starts now in the rate log of queue `@name` (migration 0016). The starts count
- * from now rounded UP to the queue's grain, so a start counts up to 1 % of the interval longer
- * than it should, never shorter: the limit holds exactly while the log keeps at most about 100
- * rows per queue.
+ * from now rounded UP to the queue's grain, so a start counts a little longer than it should,
+ * never shorter.
  */
 export const SQLITE_LOG_STARTS = `
 INSERT INTO nudge_rate_starts (queue, t, n)
