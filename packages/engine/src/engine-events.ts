@@ -45,6 +45,12 @@ export interface EngineEvents {
   /** The attempt no longer owns its row; its outcome is discarded. */
   'job:lease-lost': JobLease;
   /**
+   * The database refused to write this attempt's outcome for a reason of the row's own (the
+   * store isolated it from the batch and logged the error): the job stays `RUNNING` until its
+   * lease expires, and the sweep recovers it then.
+   */
+  'job:outcome-refused': JobLease & { readonly outcome: 'complete' | 'fail' | 'release' };
+  /**
    * A running attempt of this instance was aborted because its job was cancelled (found by the
    * heartbeat, or cancelled through this instance); its outcome is discarded.
    */

@@ -6,6 +6,7 @@ import {
   DIALECTS,
   createTestDatabase,
   installFaults,
+  installPoisonRows,
   openStore,
   rawQuery,
   type TestDatabase,
@@ -61,6 +62,8 @@ for (const dialect of DIALECTS) {
       const settled: JobLease[] = [];
       const events: EngineEventName[] = [];
       const recording: Store = Object.create(store) as Store;
+      // Called on the store itself: its private fields are not reachable through the prototype.
+      recording.onIsolatedWrite = (listener) => store.onIsolatedWrite(listener);
       recording.complete = (items: readonly CompleteInput[], now?: Date) => {
         statements.push(items.map((item) => item.id));
         return store.complete(items, now);
@@ -159,6 +162,34 @@ for (const dialect of DIALECTS) {
         job!.id,
       ]);
       assert.equal(row?.status, 'RUNNING');
+    });
+
+    it('settles an outcome the database refuses for its row alone, and writes the rest of the batch', async () => {
+      const jobs = await claimed(3);
+      const poison = await installPoisonRows(db);
+      const bad = jobs[1]!;
+      await poison.poison(bad.id);
+      const w = recordingWriter();
+      for (const job of jobs) w.writer.push(completion(job));
+      await w.writer.flush();
+      assert.equal(w.writer.pending, 0, 'nothing left to retry');
+      assert.deepEqual(
+        w.settled.map(({ id }) => id).sort((a, b) => a - b),
+        jobs.map((j) => j.id),
+        'every lease settled',
+      );
+      assert.equal(w.events.filter((e) => e === 'job:succeeded').length, 2);
+      assert.ok(w.events.includes('job:outcome-refused'));
+      assert.ok(!w.events.includes('job:lease-lost'), 'not reported as a lost lease');
+      assert.ok(!w.events.includes('outcome:error'), 'not retried');
+      const statuses = await rawQuery<{ id: number; status: string }>(
+        db,
+        'SELECT id, status FROM nudge_jobs ORDER BY id',
+      );
+      assert.deepEqual(
+        statuses.map((r) => r.status),
+        ['SUCCEEDED', 'RUNNING', 'SUCCEEDED'],
+      );
     });
 
     it('flush(true) gives up after one failed write and keeps the outcome', async () => {

@@ -135,6 +135,19 @@ export class OutcomeWriter {
   }
 
   async #writeOutcomes(batch: readonly Outcome[]): Promise<boolean> {
+    // Rows the store left out of this batch's writes (it logged them at error level): settled as
+    // far as this instance goes, like a fenced-out outcome; the sweep recovers the job once its
+    // lease expires.
+    const isolated = new Set<number>();
+    const stopListening = this.#options.store.onIsolatedWrite(({ jobId }) => isolated.add(jobId));
+    try {
+      return await this.#writeKinds(batch, isolated);
+    } finally {
+      stopListening();
+    }
+  }
+
+  async #writeKinds(batch: readonly Outcome[], isolated: ReadonlySet<number>): Promise<boolean> {
     const completes: CompleteInput[] = [];
     const fails: FailInput[] = [];
     const releases: JobLease[] = [];
@@ -146,9 +159,9 @@ export class OutcomeWriter {
       else releases.push(outcome.input);
     }
     const steps: Array<[Outcome['type'], readonly JobLease[], () => Promise<void>]> = [
-      ['complete', completes, () => this.#writeCompletes(completes, labels)],
-      ['fail', fails, () => this.#writeFails(fails, labels)],
-      ['release', releases, () => this.#writeReleases(releases, labels)],
+      ['complete', completes, () => this.#writeCompletes(completes, labels, isolated)],
+      ['fail', fails, () => this.#writeFails(fails, labels, isolated)],
+      ['release', releases, () => this.#writeReleases(releases, labels, isolated)],
     ];
     for (const [index, [type, inputs, write]] of steps.entries()) {
       if (inputs.length === 0) continue;
@@ -192,14 +205,18 @@ export class OutcomeWriter {
     this.#unloggedFailures = 0;
   }
 
-  async #writeCompletes(inputs: readonly CompleteInput[], labels: LabelsById): Promise<void> {
+  async #writeCompletes(
+    inputs: readonly CompleteInput[],
+    labels: LabelsById,
+    isolated: ReadonlySet<number>,
+  ): Promise<void> {
     const written = await this.#options.store.complete(inputs);
     for (const lease of written) {
       const { kind, queue, attempt } = labels.get(lease.id) ?? UNKNOWN_JOB;
       this.#options.emit('job:succeeded', { id: lease.id, version: lease.version, kind, queue, attempt });
     }
     if (inputs.some((input) => input.followUps !== undefined)) this.#reportFollowUps(inputs, written);
-    this.#reportLost('complete', inputs, written, labels);
+    this.#reportLost('complete', inputs, written, labels, isolated);
   }
 
   #reportFollowUps(inputs: readonly CompleteInput[], written: readonly JobLease[]): void {
@@ -217,7 +234,11 @@ export class OutcomeWriter {
     }
   }
 
-  async #writeFails(inputs: readonly FailInput[], labels: LabelsById): Promise<void> {
+  async #writeFails(
+    inputs: readonly FailInput[],
+    labels: LabelsById,
+    isolated: ReadonlySet<number>,
+  ): Promise<void> {
     const written = await this.#options.store.fail(inputs);
     const byId = new Map(inputs.map((input) => [input.id, input]));
     for (const outcome of written) {
@@ -238,16 +259,20 @@ export class OutcomeWriter {
         );
       }
     }
-    this.#reportLost('fail', inputs, written, labels);
+    this.#reportLost('fail', inputs, written, labels, isolated);
   }
 
-  async #writeReleases(inputs: readonly JobLease[], labels: LabelsById): Promise<void> {
+  async #writeReleases(
+    inputs: readonly JobLease[],
+    labels: LabelsById,
+    isolated: ReadonlySet<number>,
+  ): Promise<void> {
     const written = await this.#options.store.release(inputs);
     for (const lease of written) {
       const { kind, queue, attempt } = labels.get(lease.id) ?? UNKNOWN_JOB;
       this.#options.emit('job:released', { id: lease.id, version: lease.version, kind, queue, attempt });
     }
-    this.#reportLost('release', inputs, written, labels);
+    this.#reportLost('release', inputs, written, labels, isolated);
   }
 
   #reportLost(
@@ -255,11 +280,16 @@ export class OutcomeWriter {
     sent: readonly JobLease[],
     written: readonly JobLease[],
     labels: LabelsById,
+    isolated: ReadonlySet<number>,
   ): void {
     if (written.length === sent.length) return;
     const recorded = new Set(written.map((lease) => lease.id));
     for (const { id, version } of sent) {
       if (recorded.has(id)) continue;
+      if (isolated.has(id)) {
+        this.#options.emit('job:outcome-refused', { id, version, outcome: type });
+        continue;
+      }
       const { kind, queue, attempt } = labels.get(id) ?? UNKNOWN_JOB;
       this.#options.logger.warn(
         { jobId: id, kind, queue, attempt, version, outcome: type },

@@ -132,8 +132,11 @@ export class Rescuer {
       failed += page.failed;
       nextLeaseExpiryInMs = page.nextLeaseExpiryInMs;
       recovered.push(...page.recovered);
-      // A bound, in case other instances keep producing expired leases as fast as this pages.
-      if (page.requeued + page.failed < limit || passes >= MAX_PASSES) break;
+      // A bound, in case other instances keep producing expired leases as fast as this pages. Rows
+      // the database refused count as handled (their leases were pushed back); a page of nothing
+      // but such rows ends the run, in case pushing them back was refused too.
+      const recoveredNow = page.requeued + page.failed;
+      if (recoveredNow + page.isolated < limit || recoveredNow === 0 || passes >= MAX_PASSES) break;
     }
     const result = { requeued, failed, passes, recovered, nextLeaseExpiryInMs };
     this.#options.emit('sweep:done', result);

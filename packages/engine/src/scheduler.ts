@@ -73,7 +73,9 @@ export class Scheduler {
     for (;;) {
       const page = await this.#options.store.promoteScheduled({ limit });
       promoted += page.promoted;
-      if (page.promoted < limit) {
+      // Rows the database refused count as handled (their run_at was moved later); a page of
+      // nothing but such rows ends the run, in case moving them was refused too.
+      if (page.promoted + page.isolated < limit || page.promoted === 0) {
         const { nextDueInMs, runnable, nextLeaseExpiryInMs } = page;
         const result = { promoted, nextDueInMs, runnable, nextLeaseExpiryInMs };
         this.#options.emit('schedule:done', result);

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { EXECUTION_CLASSES, JOB_STATUSES } from '@nudge/core';
 import type { Engine, EngineEvents } from '@nudge/engine';
-import type { EnqueuedJob, Store } from '@nudge/store';
+import { ISOLATED_WRITE_OPERATIONS, type EnqueuedJob, type Store } from '@nudge/store';
 import { JobStatusCounts } from './job-status-counts.js';
 import { KindQueueSeries } from './kind-queue-series.js';
 
@@ -10,8 +10,11 @@ export type MetricsEngine = Pick<Engine, 'on' | 'off' | 'slots' | 'claimRequests
 
 /** Options of {@link NudgeMetrics}. */
 export interface NudgeMetricsOptions {
-  /** Where `nudge_jobs{status}` is counted. */
-  readonly store: Pick<Store, 'countByStatus'>;
+  /**
+   * Where `nudge_jobs{status}` is counted, and whose isolated writes `nudge_isolated_writes_total`
+   * counts (when it has `onIsolatedWrite`).
+   */
+  readonly store: Pick<Store, 'countByStatus'> & Partial<Pick<Store, 'onIsolatedWrite'>>;
   /** The engine whose events are counted; without one, only the HTTP and store metrics exist. */
   readonly engine?: MetricsEngine;
   /**
@@ -71,6 +74,17 @@ export class NudgeMetrics {
       labelNames: ['method'],
       registers,
     });
+    const isolatedWrites = new Counter({
+      name: 'nudge_isolated_writes_total',
+      help: "Rows the database refused in this instance's batch writes, by operation, written apart from the rest of their batch (the store logs each with its job and constraint).",
+      labelNames: ['operation'],
+      registers,
+    });
+    for (const operation of ISOLATED_WRITE_OPERATIONS) isolatedWrites.labels(operation).inc(0);
+    const stopIsolated = options.store.onIsolatedWrite?.(({ operation }) =>
+      isolatedWrites.labels(operation).inc(),
+    );
+    if (stopIsolated) this.#detach.push(stopIsolated);
     const statusCounts = new JobStatusCounts(options.store, options.statusCountMaxAgeMs);
     new Gauge({
       name: 'nudge_jobs',

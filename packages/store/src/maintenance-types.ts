@@ -17,6 +17,11 @@ export interface SweepResult {
   readonly requeued: number;
   /** Rows moved to `FAILED` because their attempts were used up. */
   readonly failed: number;
+  /**
+   * Expired rows the database refused to recover (see {@link Store.onIsolatedWrite}): left
+   * `RUNNING`, their lease pushed back by their retry delay so the next page moves on.
+   */
+  readonly isolated: number;
   /** Each recovered row's kind and queue, and whether it `failed` (else it was requeued). */
   readonly recovered: readonly RecoveredJob[];
   /**
@@ -47,6 +52,11 @@ export interface PromoteInput {
 export interface PromoteResult {
   /** `SCHEDULED` rows made `PENDING` because their `run_at` has passed. */
   readonly promoted: number;
+  /**
+   * Due rows the database refused to promote (see {@link Store.onIsolatedWrite}): left
+   * `SCHEDULED`, their `run_at` moved {@link ISOLATED_RETRY_DELAY_MS} later.
+   */
+  readonly isolated: number;
   /**
    * Time until the next `SCHEDULED` row comes due, in ms from the database's now (0 or more), or
    * `null` when none is scheduled.

@@ -25,6 +25,7 @@ import type { InstanceInfo, InstanceInput, ListInstancesInput } from './instance
 import type { StatsInput, StoreStats } from './stats-types.js';
 import type { FinishedKind, PruneInput } from './retention-types.js';
 import type { ScheduleAdvance, ScheduleRegistration, ScheduleState } from './schedule-types.js';
+import type { IsolatedWriteListener } from './isolated-writes.js';
 
 export type * from './enqueue-types.js';
 export type * from './claim-types.js';
@@ -36,6 +37,13 @@ export type * from './instance-types.js';
 export type * from './stats-types.js';
 export type * from './retention-types.js';
 export type * from './schedule-types.js';
+export {
+  ISOLATED_RETRY_DELAY_MS,
+  ISOLATED_WRITE_OPERATIONS,
+  type IsolatedWrite,
+  type IsolatedWriteListener,
+  type IsolatedWriteOperation,
+} from './isolated-writes.js';
 
 /** Which database a store talks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -59,6 +67,14 @@ export interface StoreCapabilities {
  * `status = 'RUNNING'`: a caller whose lease was lost changes nothing and gets nothing back.
  *
  * Batch methods take arrays so that callers can coalesce many outcomes into one transaction.
+ *
+ * No bad row blocks the others: a batch write (outcomes, heartbeats, progress, the sweep, the
+ * promotion, bulk commands, retention, unhandled kinds) that the database refuses for one row's
+ * own reason (a constraint, a trigger's raise, a trigger cascade's depth, a repeated
+ * serialization failure) is split until that row is found; the rest is written, the row is left
+ * as it was (see docs/reliability.md for what then becomes of it), its `last_error` says why, and
+ * {@link onIsolatedWrite}'s listeners hear of it. A batch method never reports such a row as
+ * written.
  */
 export interface Store {
   readonly dialect: Dialect;
@@ -86,6 +102,13 @@ export interface Store {
    * connection is down are lost, so each (re)connection also wakes once.
    */
   listenForNewJobs?(handlers: NewJobsHandlers): NewJobsListener;
+
+  /**
+   * Calls `listener` for every row a batch write left out (see the interface's summary), after
+   * the store logged it at error level. Listeners run synchronously inside the write's call.
+   * @returns the function that removes the listener
+   */
+  onIsolatedWrite(listener: IsolatedWriteListener): () => void;
 
   /**
    * Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now or

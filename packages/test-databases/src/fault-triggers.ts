@@ -6,7 +6,12 @@ export type FaultPoint = 'claim' | 'complete';
 
 /** Arms and disarms the fault triggers of a database. */
 export interface Faults {
-  /** From now on, every write at `point` fails with the database error `injected fault: POINT`. */
+  /**
+   * From now on, every write at `point` fails with an error of the database, not of the row
+   * (which the store would isolate instead): on PostgreSQL `injected fault: POINT` with SQLSTATE
+   * 58000 (system error); on SQLite `integer overflow`, since a `RAISE` there is always a
+   * constraint error.
+   */
   arm(point: FaultPoint): Promise<void>;
   /** Lets writes at `point` through again. */
   disarm(point: FaultPoint): Promise<void>;
@@ -20,7 +25,7 @@ const WHEN: Record<FaultPoint, string> = {
 
 /**
  * Installs triggers on `nudge_jobs` that raise a real database error for the writes of an armed
- * point (a `RAISE(ABORT)` in SQLite, a `RAISE EXCEPTION` in PostgreSQL), with a table of armed
+ * point (an integer overflow in SQLite, a `RAISE EXCEPTION` in PostgreSQL), with a table of armed
  * points, so tests see the driver's own error travel through the store. Nothing is armed at
  * first. Test databases only: it adds a table and triggers to the schema.
  */
@@ -34,7 +39,7 @@ export async function installFaults(db: TestDatabase): Promise<Faults> {
         db,
         `CREATE TRIGGER nudge_test_fault_${point} BEFORE UPDATE OF status ON nudge_jobs
            WHEN ${WHEN[point]} AND (SELECT armed FROM nudge_test_faults WHERE point = '${point}') = 1
-         BEGIN SELECT RAISE(ABORT, 'injected fault: ${point}'); END`,
+         BEGIN SELECT abs(-9223372036854775807 - 1); END`,
       );
     }
   } else {
@@ -44,7 +49,7 @@ export async function installFaults(db: TestDatabase): Promise<Faults> {
       `CREATE FUNCTION nudge_test_fault() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
          IF (SELECT armed FROM nudge_test_faults WHERE point = TG_ARGV[0]) THEN
-           RAISE EXCEPTION 'injected fault: %', TG_ARGV[0];
+           RAISE EXCEPTION 'injected fault: %', TG_ARGV[0] USING ERRCODE = '58000';
          END IF;
          RETURN NEW;
        END $$`,

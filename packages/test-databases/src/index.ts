@@ -2,3 +2,4 @@ export * from './test-database.js';
 export * from './raw-sql.js';
 export * from './fault-triggers.js';
 export * from './schema-dump.js';
+export * from './poison-rows.js';

@@ -280,7 +280,12 @@ for (const dialect of DIALECTS) {
         run.stdout,
         'swept expired leases: 1 job back to wait for a retry, 0 failed (attempts used up)\n',
       );
-      assert.deepEqual(jsonOf(await nudge('sweep', '--json')), { requeued: 0, failed: 0, passes: 1 });
+      assert.deepEqual(jsonOf(await nudge('sweep', '--json')), {
+        requeued: 0,
+        failed: 0,
+        isolated: 0,
+        passes: 1,
+      });
     });
 
     it('stats and stats --json agree with the database', async () => {

@@ -72,6 +72,7 @@ describeStore('attempt-error history', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: expiry }), {
       requeued: 1,
       failed: 0,
+      isolated: 0,
       recovered: [{ kind: job.kind, queue: 'default', failed: false }],
       nextLeaseExpiryInMs: null,
     });

@@ -44,6 +44,7 @@ describeStore('cancel and retry', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: far }), {
       requeued: 0,
       failed: 0,
+      isolated: 0,
       recovered: [],
       nextLeaseExpiryInMs: null,
     });

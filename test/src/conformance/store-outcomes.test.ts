@@ -11,6 +11,7 @@ describeStore('outcomes and fencing', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: expiredAt }), {
       requeued: 1,
       failed: 0,
+      isolated: 0,
       recovered: [{ kind: 'k', queue: 'default', failed: false }],
       nextLeaseExpiryInMs: null,
     });
@@ -181,6 +182,7 @@ describeStore('outcomes and fencing', (t) => {
     assert.deepEqual(await t.store.sweepExpired({ retryDelayMs: () => 0, now: expiry }), {
       requeued: 0,
       failed: 0,
+      isolated: 0,
       recovered: [],
       nextLeaseExpiryInMs: null,
     });

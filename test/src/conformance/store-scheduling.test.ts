@@ -19,6 +19,7 @@ describeStore('scheduling', (t) => {
     );
     assert.deepEqual(await t.store.promoteScheduled({ now: later(dbNow, 60_000) }), {
       promoted: 1,
+      isolated: 0,
       nextDueInMs: null,
       // PostgreSQL reads the snapshot before its promotion, SQLite after it.
       runnable: t.db.dialect === 'sqlite',
@@ -33,7 +34,13 @@ describeStore('scheduling', (t) => {
 
   it('a promotion also says whether a job is runnable and when the earliest lease expires', async () => {
     const idle = await t.store.promoteScheduled();
-    assert.deepEqual(idle, { promoted: 0, nextDueInMs: null, runnable: false, nextLeaseExpiryInMs: null });
+    assert.deepEqual(idle, {
+      promoted: 0,
+      isolated: 0,
+      nextDueInMs: null,
+      runnable: false,
+      nextLeaseExpiryInMs: null,
+    });
     await t.store.enqueueMany([{ kind: 'k' }, { kind: 'k' }]);
     const dbNow = later(await t.store.now(), 10);
     assert.equal((await t.store.promoteScheduled({ now: dbNow })).runnable, true);
@@ -69,12 +76,14 @@ describeStore('scheduling', (t) => {
     const at = later(dbNow, 5000);
     assert.deepEqual(await t.store.promoteScheduled({ now: at, limit: 2 }), {
       promoted: 2,
+      isolated: 0,
       nextDueInMs: 4000,
       runnable: t.db.dialect === 'sqlite',
       nextLeaseExpiryInMs: null,
     });
     assert.deepEqual(await t.store.promoteScheduled({ now: at, limit: 2 }), {
       promoted: 1,
+      isolated: 0,
       nextDueInMs: 4000,
       runnable: true,
       nextLeaseExpiryInMs: null,

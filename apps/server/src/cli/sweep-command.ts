@@ -16,11 +16,12 @@ export function sweepCommand(program: Command): void {
   program
     .command('sweep')
     .description('run one pass of the recovery sweep (expired leases) and print the counts')
-    .option('--json', 'print {"requeued": n, "failed": n, "passes": n}')
+    .option('--json', 'print {"requeued": n, "failed": n, "isolated": n, "passes": n}')
     .action(async (options: { json?: boolean }) => {
       await withCliStore(async ({ store }) => {
         let requeued = 0;
         let failed = 0;
+        let isolated = 0;
         let passes = 0;
         for (;;) {
           const page = await store.sweepExpired({
@@ -30,11 +31,18 @@ export function sweepCommand(program: Command): void {
           passes += 1;
           requeued += page.requeued;
           failed += page.failed;
-          if (page.requeued + page.failed < PAGE_SIZE) break;
+          isolated += page.isolated;
+          // As the engine's rescuer: rows the database refused count as handled, and a page of
+          // nothing but such rows ends the pass.
+          const recovered = page.requeued + page.failed;
+          if (recovered + page.isolated < PAGE_SIZE || recovered === 0) break;
         }
-        if (options.json) return printJson({ requeued, failed, passes });
+        if (options.json) return printJson({ requeued, failed, isolated, passes });
         printLine(
-          `swept expired leases: ${plural(requeued, 'job')} back to wait for a retry, ${failed} failed (attempts used up)`,
+          `swept expired leases: ${plural(requeued, 'job')} back to wait for a retry, ${failed} failed (attempts used up)` +
+            (isolated > 0
+              ? `, ${isolated} refused by the database (see the log; left for a later sweep)`
+              : ''),
         );
       });
     });

@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { FINISHED_KINDS_SQL } from '../finished-kinds-sql.js';
 import type { FinishedKind, PruneInput } from '../retention-types.js';
 import { pgMs, pgNow } from './pg-row.js';
+import { isRowWriteError, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
+import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
 
 /** The finished kinds listing ({@link FINISHED_KINDS_SQL}, the same text on both dialects). */
 export const PG_FINISHED_KINDS = FINISHED_KINDS_SQL;
@@ -25,16 +27,77 @@ export async function pgFinishedKinds(pool: pg.Pool): Promise<FinishedKind[]> {
   return rows;
 }
 
-/** See {@link Store.pruneFinished}. */
-export async function pgPruneFinished(pool: pg.Pool, input: PruneInput): Promise<number> {
-  const { rowCount } = await pool.query(PG_PRUNE_FINISHED, [
-    input.status,
-    input.kind,
-    input.olderThanMs,
-    input.now ?? null,
-    input.limit,
-  ]);
-  return rowCount ?? 0;
+// The prune by parts, after the database refused a batch: the batch's rows less those already
+// refused ($6), then each part of them by id.
+const PRUNE_CANDIDATES = `
+SELECT id FROM nudge_jobs
+ WHERE status = $1 AND kind = $2 AND finished_at < ${pgNow('$4')} - ${pgMs('$3')}
+   AND id <> ALL($6::bigint[])
+ ORDER BY finished_at
+ LIMIT $5
+ FOR UPDATE SKIP LOCKED`;
+const PRUNE_IDS = `DELETE FROM nudge_jobs WHERE id = ANY($1::bigint[]) RETURNING id`;
+
+/**
+ * Deletes a batch by parts, isolating the rows the database refuses; tops the batch up past them,
+ * so a call still deletes `limit` rows while there are that many (and the pruner goes on).
+ */
+async function pruneByParts(
+  pool: pg.Pool,
+  input: PruneInput,
+): Promise<{ deleted: number; refused: IsolatedWrite[] }> {
+  return pgTransaction(pool, async (client) => {
+    const refused: IsolatedWrite[] = [];
+    let deleted = 0;
+    for (;;) {
+      const want = input.limit - deleted;
+      const { rows } = await client.query<{ id: string }>(PRUNE_CANDIDATES, [
+        input.status,
+        input.kind,
+        input.olderThanMs,
+        input.now ?? null,
+        want,
+        refused.map((r) => r.jobId),
+      ]);
+      const ids = rows.map((r) => ({ id: Number(r.id) }));
+      const written = await pgWriteIsolating(client, 'retention', ids, async (part) => {
+        const result = await client.query<{ id: string }>(PRUNE_IDS, [part.map((r) => r.id)]);
+        return result.rows;
+      });
+      deleted += written.results.length;
+      refused.push(...written.isolated);
+      if (written.isolated.length === 0 || rows.length < want || deleted >= input.limit) break;
+    }
+    await pgNoteIsolated(client, refused, { inTransaction: true });
+    return { deleted, refused };
+  });
+}
+
+/**
+ * See {@link Store.pruneFinished}. A batch the database refuses is deleted again by parts,
+ * isolating the rows it refuses (reported to `isolated`; they stay, and the next run meets them
+ * again).
+ */
+export async function pgPruneFinished(
+  pool: pg.Pool,
+  input: PruneInput,
+  isolated: IsolatedWrites,
+): Promise<number> {
+  try {
+    const { rowCount } = await pool.query(PG_PRUNE_FINISHED, [
+      input.status,
+      input.kind,
+      input.olderThanMs,
+      input.now ?? null,
+      input.limit,
+    ]);
+    return rowCount ?? 0;
+  } catch (error) {
+    if (!isRowWriteError(error)) throw error;
+    const { deleted, refused } = await pruneByParts(pool, input);
+    isolated.report(refused);
+    return deleted;
+  }
 }
 
 /**

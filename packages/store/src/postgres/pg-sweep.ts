@@ -3,6 +3,8 @@ import type { RecoveredJob, SweepInput, SweepResult } from '../store.js';
 import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-map.js';
 import { pgAppendAttemptError, pgIsoTime } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
+import { ISOLATED_RETRY_DELAY_MS, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
 
 // Rows are locked (skipping rows another sweeper holds) until the transaction ends, so a
 // complete or heartbeat for them waits, then finds its version gone or re-checks its state.
@@ -49,8 +51,16 @@ interface ExpiredRow {
   attempts: number;
 }
 
-/** The PostgreSQL lease-expiry sweep, in one transaction; see {@link Store.sweepExpired}. */
-export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepResult> {
+/**
+ * The PostgreSQL lease-expiry sweep, in one transaction; see {@link Store.sweepExpired}. The
+ * recovery runs in a savepoint, so a row the database refuses is isolated (reported to
+ * `isolated`, its lease pushed back by its retry delay, at least `ISOLATED_RETRY_DELAY_MS`) and the rest of the page is recovered.
+ */
+export async function pgSweep(
+  pool: pg.Pool,
+  input: SweepInput,
+  isolated: IsolatedWrites,
+): Promise<SweepResult> {
   const client = await pool.connect();
   let failure: Error | undefined;
   try {
@@ -65,21 +75,34 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
     let requeued = 0;
     let failed = 0;
     const recovered: RecoveredJob[] = [];
+    let refused = 0;
+    let toReport: readonly IsolatedWrite[] = [];
     if (expired.rows.length > 0) {
       const rows = expired.rows;
-      const written = await client.query<{ status: string; kind: string; queue: string }>({
-        name: 'nudge_sweep_recover',
-        text: RECOVER,
-        values: [
-          now,
-          pgIdArray(rows),
-          pgLeaseMap(rows, (r) => [String(input.retryDelayMs({ kind: r.kind, attempts: r.attempts }))]),
-        ],
+      const delays = new Map(
+        rows.map((r) => [r.id, input.retryDelayMs({ kind: r.kind, attempts: r.attempts })] as const),
+      );
+      const written = await pgWriteIsolating(client, 'sweep', rows, async (part) => {
+        const { rows: recoveredRows } = await client.query<{ status: string; kind: string; queue: string }>({
+          name: 'nudge_sweep_recover',
+          text: RECOVER,
+          values: [now, pgIdArray(part), pgLeaseMap(part, (r) => [String(delays.get(r.id) ?? 0)])],
+        });
+        return recoveredRows;
       });
-      for (const row of written.rows) {
+      for (const row of written.results) {
         if (row.status === 'FAILED') failed += 1;
         else requeued += 1;
         recovered.push({ kind: row.kind, queue: row.queue, failed: row.status === 'FAILED' });
+      }
+      if (written.isolated.length > 0) {
+        refused = written.isolated.length;
+        const push = {
+          column: 'lease_expires_at' as const,
+          delayMs: (id: number) => Math.max(ISOLATED_RETRY_DELAY_MS, delays.get(id) ?? 0),
+        };
+        await pgNoteIsolated(client, written.isolated, { inTransaction: true, push, now: input.now });
+        toReport = written.isolated;
       }
     }
     // Only on a short page: a full one leaves expired leases for the next call, and reading the
@@ -94,7 +117,8 @@ export async function pgSweep(pool: pg.Pool, input: SweepInput): Promise<SweepRe
       nextLeaseExpiryInMs = next.rows[0]?.next_expiry_ms ?? null;
     }
     await client.query('COMMIT');
-    return { requeued, failed, recovered, nextLeaseExpiryInMs };
+    isolated.report(toReport);
+    return { requeued, failed, isolated: refused, recovered, nextLeaseExpiryInMs };
   } catch (error) {
     failure = error instanceof Error ? error : new Error(String(error));
     await client.query('ROLLBACK').catch(() => undefined);

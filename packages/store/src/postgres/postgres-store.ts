@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { silentLogger, type Job, type JsonValue, type JobStatus, type Logger } from '@nudge/core';
 import type {
@@ -79,6 +80,14 @@ import { pgRelease } from './pg-release.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';
 import { pgSweep } from './pg-sweep.js';
 import { pgFailUnhandledKinds } from './pg-unhandled-kinds.js';
+import {
+  IsolatedWrites,
+  isolatedWrite,
+  writeIsolating,
+  type IsolatedWriteListener,
+  type IsolatedWriteOperation,
+} from '../isolated-writes.js';
+import { pgNoteIsolated } from './pg-isolating.js';
 
 /** Options for {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -128,6 +137,7 @@ export class PostgresStore implements Store {
   readonly #listenerOptions: PgJobListenerOptions;
   /** The limited queues the last claim saw ready, to lock in the next one. */
   readonly #limitedHint = new LimitedQueueHint();
+  readonly #isolated: IsolatedWrites;
   /** Where `LISTEN` connects, once the first use has settled the connection mode. */
   #listenUrl: string | undefined;
   #closing: Promise<void> | undefined;
@@ -135,6 +145,7 @@ export class PostgresStore implements Store {
   /** Connects lazily to `connectionString` (`postgres://…`); call {@link migrate} before use. */
   constructor(connectionString: string, options: PostgresStoreOptions = {}) {
     const logger = options.logger ?? silentLogger;
+    this.#isolated = new IsolatedWrites(logger);
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     this.#db = new PgConnections(connectionString, {
       max: options.poolSize ?? 10,
@@ -179,6 +190,30 @@ export class PostgresStore implements Store {
     if (this.#listenUrl === undefined)
       throw new Error('LISTEN needs a direct connection: this store reaches PostgreSQL through a pooler');
     return new PgJobListener(this.#listenUrl, handlers, this.#listenerOptions);
+  }
+
+  onIsolatedWrite(listener: IsolatedWriteListener): () => void {
+    return this.#isolated.listen(listener);
+  }
+
+  /**
+   * Writes `items` through `write` on the outcome pool, isolating a row the database refuses
+   * (see {@link Store.onIsolatedWrite}); the row is left as it was, with `last_error` saying why.
+   */
+  async #isolating<T extends { readonly id: number }, R>(
+    operation: IsolatedWriteOperation,
+    items: readonly T[],
+    write: (pool: pg.Pool, part: readonly T[]) => Promise<R[]>,
+  ): Promise<R[]> {
+    if (items.length === 0) return [];
+    const pool = await this.#db.outcomes();
+    const { results, isolated } = await writeIsolating(items, (part) => write(pool, part));
+    if (isolated.length > 0) {
+      const writes = isolated.map(({ item, error }) => isolatedWrite(operation, item.id, error));
+      await pgNoteIsolated(pool, writes, { inTransaction: false });
+      this.#isolated.report(writes);
+    }
+    return results;
   }
 
   async migrate(): Promise<number[]> {
@@ -280,32 +315,32 @@ export class PostgresStore implements Store {
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
-    return pgHeartbeat(await this.#db.outcomes(), leases, leaseMs, now);
+    return this.#isolating('heartbeat', leases, (pool, part) => pgHeartbeat(pool, part, leaseMs, now));
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
     if (hasFollowUps(items)) assertStorableFollowUps(items);
-    return pgComplete(await this.#db.outcomes(), items, now);
+    return this.#isolating('complete', items, (pool, part) => pgComplete(pool, part, now));
   }
 
   async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
-    return pgSetProgress(await this.#db.outcomes(), items);
+    return this.#isolating('progress', items, (pool, part) => pgSetProgress(pool, part));
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return pgFail(await this.#db.outcomes(), storableFailures(items), now);
+    return this.#isolating('fail', storableFailures(items), (pool, part) => pgFail(pool, part, now));
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
-    return pgRelease(await this.#db.outcomes(), leases, now);
+    return this.#isolating('release', leases, (pool, part) => pgRelease(pool, part, now));
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
-    return pgSweep(await this.#db.main(), input);
+    return pgSweep(await this.#db.main(), input, this.#isolated);
   }
 
   async promoteScheduled(input?: PromoteInput): Promise<PromoteResult> {
-    return pgPromote(await this.#db.main(), input);
+    return pgPromote(await this.#db.main(), input, this.#isolated);
   }
 
   async registerInstance(input: InstanceInput, now?: Date): Promise<void> {
@@ -337,7 +372,7 @@ export class PostgresStore implements Store {
   }
 
   async pruneFinished(input: PruneInput): Promise<number> {
-    return pgPruneFinished(await this.#db.main(), input);
+    return pgPruneFinished(await this.#db.main(), input, this.#isolated);
   }
 
   async registerSchedules(schedules: readonly ScheduleRegistration[], now?: Date): Promise<ScheduleState[]> {
@@ -357,7 +392,7 @@ export class PostgresStore implements Store {
   }
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
-    return pgFailUnhandledKinds(await this.#db.main(), input);
+    return pgFailUnhandledKinds(await this.#db.main(), input, this.#isolated);
   }
 
   close(): Promise<void> {

@@ -2,6 +2,13 @@ import type Database from 'better-sqlite3';
 import type { PromoteInput, PromoteResult } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW } from './sqlite-time.js';
+import {
+  isRowWriteError,
+  ISOLATED_RETRY_DELAY_MS,
+  type IsolatedWrite,
+  type IsolatedWrites,
+} from '../isolated-writes.js';
+import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 
 // Invariant: only SCHEDULED rows whose run_at has passed (database clock) become PENDING; run_at
 // is kept, so a promoted job takes its due place in claim order.
@@ -11,6 +18,17 @@ UPDATE nudge_jobs SET status = 'PENDING'
                WHERE status = 'SCHEDULED' AND run_at <= ${SQLITE_NOW}
                ORDER BY run_at
                LIMIT @limit)`;
+
+// The promotion one row at a time, after the database refused the page: the due rows, then each
+// part of them by id (still SCHEDULED).
+const DUE = `
+SELECT id FROM nudge_jobs
+ WHERE status = 'SCHEDULED' AND run_at <= ${SQLITE_NOW}
+ ORDER BY run_at
+ LIMIT @limit`;
+const PROMOTE_IDS = `
+UPDATE nudge_jobs SET status = 'PENDING'
+ WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'SCHEDULED'`;
 
 // Read after the promotion, so `runnable` counts the rows just promoted too.
 const NEXT_DUE = `
@@ -28,18 +46,51 @@ interface NextDueRow {
   now: string;
 }
 
-/** Prepares the SQLite promotion of due scheduled jobs; see {@link Store.promoteScheduled}. */
-export function createSqlitePromote(db: Database.Database): (input?: PromoteInput) => PromoteResult {
+/**
+ * Prepares the SQLite promotion of due scheduled jobs; see {@link Store.promoteScheduled}. A page
+ * the database refuses is promoted again by parts, isolating the rows it refuses (reported to
+ * `isolated`, their `run_at` moved `ISOLATED_RETRY_DELAY_MS` later).
+ */
+export function createSqlitePromote(
+  db: Database.Database,
+  isolated: IsolatedWrites,
+): (input?: PromoteInput) => PromoteResult {
   const promote = db.prepare<Record<string, unknown>>(PROMOTE);
+  const due = db.prepare<Record<string, unknown>, { id: number }>(DUE);
+  const promoteIds = db.prepare<Record<string, unknown>>(PROMOTE_IDS);
   const nextDue = db.prepare<Record<string, unknown>, NextDueRow>(NEXT_DUE);
-  const run = db.transaction((input: PromoteInput): PromoteResult => {
+  const page = db.transaction((limit: number, now: string | null) => promote.run({ limit, now }).changes);
+  /** The page by parts: the rows promoted, and those isolated. */
+  const byParts = (limit: number, now: string | null): { promoted: number; refused: IsolatedWrite[] } => {
+    const rows = due.all({ limit, now });
+    const written = sqliteWriteIsolating(db, 'promote', rows, (part) => [
+      promoteIds.run({ ids: JSON.stringify(part.map((r) => r.id)) }).changes,
+    ]);
+    const push = { column: 'run_at' as const, delayMs: () => ISOLATED_RETRY_DELAY_MS };
+    sqliteNoteIsolated(db, written.isolated, { push, now });
+    return { promoted: written.results.reduce((a, b) => a + b, 0), refused: written.isolated };
+  };
+  const run = db.transaction((input: PromoteInput): PromoteResult & { refused: IsolatedWrite[] } => {
     const now = toSqliteTime(input.now);
-    const { changes } = promote.run({ limit: input.limit ?? 1000, now });
+    const limit = input.limit ?? 1000;
+    let promoted: number;
+    let refused: IsolatedWrite[] = [];
+    try {
+      promoted = page(limit, now);
+    } catch (error) {
+      if (!isRowWriteError(error)) throw error;
+      ({ promoted, refused } = byParts(limit, now));
+    }
     const row = nextDue.get({ now });
     const nowMs = row ? new Date(row.now).getTime() : 0;
     const nextDueInMs = row?.next == null ? null : Math.max(0, new Date(row.next).getTime() - nowMs);
     const nextLeaseExpiryInMs = row?.next_expiry == null ? null : new Date(row.next_expiry).getTime() - nowMs;
-    return { promoted: changes, nextDueInMs, runnable: row?.runnable === 1, nextLeaseExpiryInMs };
+    const runnable = row?.runnable === 1;
+    return { promoted, isolated: refused.length, nextDueInMs, runnable, nextLeaseExpiryInMs, refused };
   });
-  return (input = {}) => run.immediate(input);
+  return (input = {}) => {
+    const { refused, ...result } = run.immediate(input);
+    isolated.report(refused);
+    return result;
+  };
 }

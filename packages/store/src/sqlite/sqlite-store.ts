@@ -73,6 +73,14 @@ import { sqliteCancelJobs } from './sqlite-bulk-cancel.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
 import { SqliteChangeWatcher } from './sqlite-change-watcher.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
+import {
+  IsolatedWrites,
+  isolatedWrite,
+  writeIsolating,
+  type IsolatedWriteListener,
+  type IsolatedWriteOperation,
+} from '../isolated-writes.js';
+import { sqliteNoteIsolated } from './sqlite-isolating.js';
 
 /**
  * How long one call may wait for another process's lock inside SQLite's own busy handler, in ms.
@@ -123,6 +131,7 @@ export class SqliteStore implements Store {
   #enqueue: ((inputs: readonly EnqueueInput[]) => EnqueuedJob[]) | undefined;
   readonly #busyRetry: SqliteBusyRetryOptions;
   readonly #logger: Logger;
+  readonly #isolated: IsolatedWrites;
 
   /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
   constructor(filename: string, options: SqliteStoreOptions = {}) {
@@ -130,6 +139,33 @@ export class SqliteStore implements Store {
     this.#db = openSqlite(filename, { busyTimeoutMs: SYNC_BUSY_WAIT_MS });
     this.#kysely = sqliteKysely(this.#db);
     this.#logger = options.logger ?? silentLogger;
+    this.#isolated = new IsolatedWrites(this.#logger);
+  }
+
+  onIsolatedWrite(listener: IsolatedWriteListener): () => void {
+    return this.#isolated.listen(listener);
+  }
+
+  /**
+   * Writes `items` through `write` (each part its own `IMMEDIATE` transaction), isolating a row
+   * the database refuses (see {@link Store.onIsolatedWrite}); the row is left as it was, with
+   * `last_error` saying why.
+   */
+  async #isolating<T extends { readonly id: number }, R>(
+    operation: IsolatedWriteOperation,
+    items: readonly T[],
+    write: (part: readonly T[]) => R[],
+  ): Promise<R[]> {
+    if (items.length === 0) return [];
+    const { results, isolated } = await writeIsolating(items, (part) => this.#busy(() => write(part)));
+    if (isolated.length > 0) {
+      const writes = isolated.map(({ item, error }) => isolatedWrite(operation, item.id, error));
+      await this.#busy(() =>
+        this.#db.transaction(() => sqliteNoteIsolated(this.#db, writes, { now: null })).immediate(),
+      );
+      this.#isolated.report(writes);
+    }
+    return results;
   }
 
   /**
@@ -142,7 +178,7 @@ export class SqliteStore implements Store {
 
   // Statements are prepared after migration: preparing needs the table to exist.
   get #hotPath(): ReturnType<typeof prepareHotPath> {
-    this.#hot ??= prepareHotPath(this.#db);
+    this.#hot ??= prepareHotPath(this.#db, this.#isolated);
     return this.#hot;
   }
 
@@ -261,24 +297,24 @@ export class SqliteStore implements Store {
   }
 
   async heartbeat(leases: readonly JobLease[], leaseMs: number, now?: Date): Promise<JobLease[]> {
-    return this.#busy(() => this.#hotPath.heartbeat(leases, leaseMs, now));
+    return this.#isolating('heartbeat', leases, (part) => this.#hotPath.heartbeat(part, leaseMs, now));
   }
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
     if (hasFollowUps(items)) assertStorableFollowUps(items);
-    return this.#busy(() => this.#hotPath.complete(items, now));
+    return this.#isolating('complete', items, (part) => this.#hotPath.complete(part, now));
   }
 
   async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
-    return this.#busy(() => this.#hotPath.setProgress(items));
+    return this.#isolating('progress', items, (part) => this.#hotPath.setProgress(part));
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return this.#busy(() => this.#hotPath.fail(storableFailures(items), now));
+    return this.#isolating('fail', storableFailures(items), (part) => this.#hotPath.fail(part, now));
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
-    return this.#busy(() => this.#hotPath.release(leases, now));
+    return this.#isolating('release', leases, (part) => this.#hotPath.release(part, now));
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
@@ -347,7 +383,7 @@ export class SqliteStore implements Store {
   }
 }
 
-function prepareHotPath(db: Database.Database) {
+function prepareHotPath(db: Database.Database, isolated: IsolatedWrites) {
   const instances = createSqliteInstances(db);
   return {
     claim: createSqliteClaim(db),
@@ -356,16 +392,16 @@ function prepareHotPath(db: Database.Database) {
     fail: createSqliteFail(db),
     release: createSqliteRelease(db),
     setProgress: createSqliteProgress(db),
-    sweep: createSqliteSweep(db),
-    promote: createSqlitePromote(db),
+    sweep: createSqliteSweep(db, isolated),
+    promote: createSqlitePromote(db, isolated),
     enqueueClaimed: createSqliteEnqueueClaimed(db),
     instances,
     stats: createSqliteStats(db, instances),
-    unhandledKinds: createSqliteUnhandledKinds(db),
+    unhandledKinds: createSqliteUnhandledKinds(db, isolated),
     commands: createSqliteJobCommands(db),
     activity: createSqliteActivity(db),
     queues: createSqliteQueues(db),
-    retention: createSqliteRetention(db),
+    retention: createSqliteRetention(db, isolated),
     schedules: createSqliteSchedules(db),
   };
 }

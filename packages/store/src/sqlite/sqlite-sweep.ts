@@ -3,6 +3,8 @@ import type { RecoveredJob, SweepInput, SweepResult } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 import { sqliteAppendAttemptError } from './sqlite-attempt-errors.js';
+import { ISOLATED_RETRY_DELAY_MS, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
+import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 
 const EXPIRED = `
 SELECT id, version, kind, attempts FROM nudge_jobs
@@ -41,8 +43,15 @@ interface ExpiredRow {
   attempts: number;
 }
 
-/** Prepares the SQLite lease-expiry sweep; see {@link Store.sweepExpired}. */
-export function createSqliteSweep(db: Database.Database): (input: SweepInput) => SweepResult {
+/**
+ * Prepares the SQLite lease-expiry sweep; see {@link Store.sweepExpired}. The recovery runs in
+ * savepoints, so a row the database refuses is isolated (reported to `isolated`, its lease pushed
+ * back by its retry delay, at least `ISOLATED_RETRY_DELAY_MS`) and the rest of the page recovered.
+ */
+export function createSqliteSweep(
+  db: Database.Database,
+  isolated: IsolatedWrites,
+): (input: SweepInput) => SweepResult {
   const expired = db.prepare<Record<string, unknown>, ExpiredRow>(EXPIRED);
   const recover = db.prepare<Record<string, unknown>, { status: string; kind: string; queue: string }>(
     RECOVER,
@@ -50,21 +59,32 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
   const nextExpiry = db.prepare<Record<string, unknown>, { next_expiry: string | null; now: string }>(
     NEXT_EXPIRY,
   );
-  const sweep = db.transaction((input: SweepInput): SweepResult => {
+  const sweep = db.transaction((input: SweepInput): SweepResult & { toReport: IsolatedWrite[] } => {
     const now = toSqliteTime(input.now);
     let requeued = 0;
     let failed = 0;
     const recovered: RecoveredJob[] = [];
     const limit = input.limit ?? 1000;
     const rows = expired.all({ limit, now });
-    for (const row of rows) {
-      const retryDelayMs = input.retryDelayMs({ kind: row.kind, attempts: row.attempts });
-      const written = recover.get({ id: row.id, version: row.version, retryDelayMs, now });
-      if (!written) continue;
-      if (written.status === 'FAILED') failed += 1;
+    const delays = new Map(
+      rows.map((r) => [r.id, input.retryDelayMs({ kind: r.kind, attempts: r.attempts })] as const),
+    );
+    const written = sqliteWriteIsolating(db, 'sweep', rows, (part) =>
+      part.flatMap((row) => {
+        const done = recover.get({ id: row.id, version: row.version, retryDelayMs: delays.get(row.id), now });
+        return done ? [done] : [];
+      }),
+    );
+    for (const row of written.results) {
+      if (row.status === 'FAILED') failed += 1;
       else requeued += 1;
-      recovered.push({ kind: written.kind, queue: written.queue, failed: written.status === 'FAILED' });
+      recovered.push({ kind: row.kind, queue: row.queue, failed: row.status === 'FAILED' });
     }
+    const push = {
+      column: 'lease_expires_at' as const,
+      delayMs: (id: number) => Math.max(ISOLATED_RETRY_DELAY_MS, delays.get(id) ?? 0),
+    };
+    sqliteNoteIsolated(db, written.isolated, { push, now });
     // A full page leaves expired leases for the next call (as on PostgreSQL, not read then).
     let nextLeaseExpiryInMs: number | null = 0;
     if (rows.length < limit) {
@@ -74,7 +94,19 @@ export function createSqliteSweep(db: Database.Database): (input: SweepInput) =>
           ? null
           : new Date(next.next_expiry).getTime() - new Date(next.now).getTime();
     }
-    return { requeued, failed, recovered, nextLeaseExpiryInMs };
+    const refused = written.isolated.length;
+    return {
+      requeued,
+      failed,
+      isolated: refused,
+      recovered,
+      nextLeaseExpiryInMs,
+      toReport: written.isolated,
+    };
   });
-  return (input) => sweep.immediate(input);
+  return (input) => {
+    const { toReport, ...result } = sweep.immediate(input);
+    isolated.report(toReport);
+    return result;
+  };
 }
