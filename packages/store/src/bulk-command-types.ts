@@ -58,6 +58,11 @@ export interface BulkCommandGroup {
 export interface BulkCommandResult {
   /** Jobs changed in all. */
   readonly changed: number;
+  /**
+   * Jobs the command would have changed that the database refused, each for a reason of its row
+   * (see `Store.onIsolatedWrite`): left as they were, with `last_error` saying why.
+   */
+  readonly isolated: number;
   /** The same count per kind and queue, in no particular order. */
   readonly groups: readonly BulkCommandGroup[];
   /** Jobs cancelled while `RUNNING` (always empty for a retry). */

@@ -24,6 +24,8 @@ export interface BulkChangedRow {
  */
 export interface BulkPage<C> {
   readonly rows: readonly BulkChangedRow[];
+  /** Rows of the page the database refused to change (see `Store.onIsolatedWrite`). @defaultValue 0 */
+  readonly isolated?: number;
   readonly next: C;
   readonly done: boolean;
 }
@@ -42,14 +44,16 @@ export async function runBulkPages<C>(
   const groups = new Map<string, { kind: string; queue: string; changed: number }>();
   const running: CancelledRunningJob[] = [];
   let changed = 0;
+  let isolated = 0;
   let pages = 0;
   let cursor = start;
   for (;;) {
     const size = Math.min(BULK_PAGE_SIZE, (limit ?? Infinity) - changed);
     if (size <= 0) break;
-    const { rows, next, done } = await page(cursor, size);
+    const { rows, next, done, isolated: refused = 0 } = await page(cursor, size);
     if (rows.length > 0) pages += 1;
     changed += rows.length;
+    isolated += refused;
     for (const row of rows) {
       const key = JSON.stringify([row.kind, row.queue]);
       const group = groups.get(key) ?? { kind: row.kind, queue: row.queue, changed: 0 };
@@ -63,5 +67,5 @@ export async function runBulkPages<C>(
     cursor = next;
   }
   const result: BulkCommandGroup[] = [...groups.values()];
-  return { changed, groups: result, running, pages };
+  return { changed, isolated, groups: result, running, pages };
 }

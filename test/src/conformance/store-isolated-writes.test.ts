@@ -169,6 +169,21 @@ describeStore('isolated writes: one bad row never blocks the others', (t) => {
     assert.equal(await t.store.pruneFinished(prune), 0);
   });
 
+  it('bulk cancel: cancels the rest of the page, the refused row stays as it was', async () => {
+    const {
+      ids: [a, bad, c],
+    } = await threeWithPoisonedMiddle(t);
+    const seen = isolatedWritesOf(t.store);
+    const result = await t.store.cancelJobs({});
+    assert.deepEqual([result.changed, result.isolated], [2, 1]);
+    for (const id of [a, c]) assert.equal((await t.store.getJob(id))?.status, 'CANCELLED');
+    await assertLeftWithNote(t, bad, 'PENDING', 'cancel');
+    assert.deepEqual(
+      seen.map((w) => [w.operation, w.jobId]),
+      [['cancel', bad]],
+    );
+  });
+
   it('unhandled kinds: fails the rest of the page, the refused row stays PENDING', async () => {
     const {
       ids: [a, bad, c],

@@ -4,6 +4,8 @@ import type { BulkCommandResult, CancelJobsFilter } from '../bulk-command-types.
 import { checkCancelFilter } from '../bulk-filter-check.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { pgNow } from './pg-row.js';
+import { isRowWriteError, type IsolatedWrites } from '../isolated-writes.js';
+import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
 
 /**
  * One page of a bulk cancel. $1 statuses, $2 the highest id when the command started, $3 the
@@ -19,20 +21,41 @@ import { pgNow } from './pg-row.js';
  */
 export function pgCancelPageSql(filters: readonly string[]): string {
   return `
-WITH page AS MATERIALIZED (
+WITH page AS MATERIALIZED (${pageSelect(filters)}),
+changed AS (
+  UPDATE nudge_jobs AS j${CANCEL_SET}
+   WHERE j.id = ANY(ARRAY(SELECT id FROM page))
+  RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by)
+SELECT c.*, p.previous FROM changed AS c JOIN page AS p ON p.id = c.id ORDER BY c.id`;
+}
+
+function pageSelect(filters: readonly string[]): string {
+  return `
   SELECT id, status AS previous FROM nudge_jobs
    WHERE finished_at IS NULL AND id > $3::bigint AND id <= $2::bigint
      AND status = ANY($1::text[])${filters.map((f) => `\n     AND ${f}`).join('')}
    ORDER BY id
    LIMIT $4
-   FOR UPDATE),
-changed AS (
-  UPDATE nudge_jobs AS j
+   FOR UPDATE`;
+}
+
+const CANCEL_SET = `
      SET status = 'CANCELLED', version = j.version + 1, lease_expires_at = NULL,
-         finished_at = ${pgNow('$5')}
-   WHERE j.id = ANY(ARRAY(SELECT id FROM page))
-  RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by)
-SELECT c.*, p.previous FROM changed AS c JOIN page AS p ON p.id = c.id ORDER BY c.id`;
+         finished_at = ${pgNow('$5')}`;
+
+// A page by parts, after the database refused it: the page's rows (locked), then each part by id.
+const CANCEL_IDS = `
+UPDATE nudge_jobs AS j${CANCEL_SET.replace('$5', '$2')}
+ WHERE j.id = ANY($1::bigint[]) AND j.finished_at IS NULL
+RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by`;
+
+interface CancelledRow {
+  id: number;
+  kind: string;
+  queue: string;
+  version: number;
+  claimed_by: string | null;
+  previous: JobStatus;
 }
 
 function cancelFilters(filter: CancelJobsFilter): { sql: string[]; values: unknown[] } {
@@ -53,6 +76,7 @@ function cancelFilters(filter: CancelJobsFilter): { sql: string[]; values: unkno
 export async function pgCancelJobs(
   pool: pg.Pool,
   filter: CancelJobsFilter,
+  isolated: IsolatedWrites,
   now?: Date,
 ): Promise<BulkCommandResult> {
   const statuses = checkCancelFilter(filter);
@@ -60,18 +84,47 @@ export async function pgCancelJobs(
   const lastId = Number(rows[0]?.last ?? 0);
   const filters = cancelFilters(filter);
   const text = pgCancelPageSql(filters.sql);
+  // The page's read alone: $5 (now) is read as a column so the parameters keep their numbers.
+  const select = pageSelect(filters.sql).replace(
+    'SELECT id, status AS previous',
+    'SELECT id, status AS previous, $5::timestamptz AS at',
+  );
+  /** The page by parts, isolating the rows the database refuses. */
+  const byParts = (values: unknown[]) =>
+    pgTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ id: number; previous: JobStatus }>(select, values);
+      const previous = new Map(rows.map((row) => [row.id, row.previous]));
+      const written = await pgWriteIsolating(client, 'cancel', rows, async (part) => {
+        const result = await client.query<Omit<CancelledRow, 'previous'>>(CANCEL_IDS, [
+          part.map((row) => row.id),
+          now ?? null,
+        ]);
+        return result.rows.map((row) => ({ ...row, previous: previous.get(row.id) ?? 'PENDING' }));
+      });
+      await pgNoteIsolated(client, written.isolated, { inTransaction: true });
+      return { changed: written.results.sort((a, b) => a.id - b.id), read: rows, refused: written.isolated };
+    });
   return runBulkPages(0, filter.limit, async (cursor, size) => {
-    const page = await pool.query<{
-      id: number;
-      kind: string;
-      queue: string;
-      version: number;
-      claimed_by: string | null;
-      previous: JobStatus;
-    }>(text, [statuses, lastId, cursor, size, now ?? null, ...filters.values]);
-    const last = page.rows.at(-1);
+    const values = [statuses, lastId, cursor, size, now ?? null, ...filters.values];
+    let changed: CancelledRow[];
+    let lastRead: number | undefined;
+    let read: number;
+    let refused = 0;
+    try {
+      changed = (await pool.query<CancelledRow>(text, values)).rows;
+      lastRead = changed.at(-1)?.id;
+      read = changed.length;
+    } catch (error) {
+      if (!isRowWriteError(error)) throw error;
+      const parts = await byParts(values);
+      isolated.report(parts.refused);
+      changed = parts.changed;
+      lastRead = parts.read.at(-1)?.id;
+      read = parts.read.length;
+      refused = parts.refused.length;
+    }
     return {
-      rows: page.rows.map((row) => ({
+      rows: changed.map((row) => ({
         id: Number(row.id),
         kind: row.kind,
         queue: row.queue,
@@ -79,8 +132,9 @@ export async function pgCancelJobs(
         version: row.version,
         claimedBy: row.claimed_by,
       })),
-      next: last ? Number(last.id) : cursor,
-      done: page.rows.length < size,
+      isolated: refused,
+      next: lastRead === undefined ? cursor : Number(lastRead),
+      done: read < size,
     };
   });
 }

@@ -83,7 +83,7 @@ export async function pgRetryJobs(
   };
   // '' sorts before every kind (kinds are never empty).
   const firstKind = await nextKind('');
-  if (firstKind === undefined) return { changed: 0, groups: [], running: [], pages: 0 };
+  if (firstKind === undefined) return { changed: 0, isolated: 0, groups: [], running: [], pages: 0 };
   const filters = retryFilters(filter);
   const text = pgRetryPageSql(filters.sql);
   const start: RetryCursor = { kind: firstKind, ...FIRST };

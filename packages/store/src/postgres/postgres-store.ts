@@ -294,7 +294,7 @@ export class PostgresStore implements Store {
   }
 
   async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {
-    return pgCancelJobs(await this.#db.main(), filter, now);
+    return pgCancelJobs(await this.#db.main(), filter, this.#isolated, now);
   }
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {

@@ -2,9 +2,11 @@ import type Database from 'better-sqlite3';
 import type { JobStatus } from '@nudge/core';
 import type { BulkCommandResult, CancelJobsFilter } from '../bulk-command-types.js';
 import { checkCancelFilter } from '../bulk-filter-check.js';
-import { runBulkPages } from '../bulk-pages.js';
+import { runBulkPages, type BulkPage } from '../bulk-pages.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW } from './sqlite-time.js';
+import type { IsolatedWrite, IsolatedWrites } from '../isolated-writes.js';
+import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 
 interface PageRow {
   id: number;
@@ -44,12 +46,15 @@ RETURNING id, kind, queue, version, claimed_by`;
 
 /**
  * See {@link Store.cancelJobs}. Each page is one `IMMEDIATE` transaction run through `run` (the
- * store's busy retry), so other writers get the file's lock between pages.
+ * store's busy retry), so other writers get the file's lock between pages. The page's update runs
+ * in savepoints, so a row the database refuses is isolated (reported to `isolated`) and the rest
+ * of the page cancelled.
  */
 export async function sqliteCancelJobs(
   db: Database.Database,
   run: <T>(call: () => T) => Promise<T>,
   filter: CancelJobsFilter,
+  isolated: IsolatedWrites,
   now?: Date,
 ): Promise<BulkCommandResult> {
   const statuses = JSON.stringify(checkCancelFilter(filter));
@@ -73,8 +78,14 @@ export async function sqliteCancelJobs(
   const page = db.transaction((cursor: number, size: number) => {
     const rows = select.all({ ...values, statuses, after_id: cursor, last_id: last ?? 0, size });
     const previous = new Map(rows.map((row) => [row.id, row.status]));
-    const changed = update.all({ ids: JSON.stringify([...previous.keys()]), now: toSqliteTime(now) });
+    const at = toSqliteTime(now);
+    const written = sqliteWriteIsolating(db, 'cancel', rows, (part) =>
+      update.all({ ids: JSON.stringify(part.map((row) => row.id)), now: at }),
+    );
+    sqliteNoteIsolated(db, written.isolated, { now: at });
+    const changed = written.results;
     return {
+      refused: written.isolated,
       rows: changed.map((row) => {
         const from = previous.get(row.id);
         if (!from) throw new Error(`job ${row.id} changed without being read`);
@@ -91,5 +102,11 @@ export async function sqliteCancelJobs(
       done: rows.length < size,
     };
   });
-  return runBulkPages(0, filter.limit, (cursor, size) => run(() => page.immediate(cursor, size)));
+  return runBulkPages(0, filter.limit, async (cursor, size) => {
+    const { refused, ...done }: { refused: IsolatedWrite[] } & BulkPage<number> = await run(() =>
+      page.immediate(cursor, size),
+    );
+    isolated.report(refused);
+    return { ...done, isolated: refused.length };
+  });
 }

@@ -276,7 +276,7 @@ export class SqliteStore implements Store {
   }
 
   async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {
-    return sqliteCancelJobs(this.#db, (call) => this.#busy(call), filter, now);
+    return sqliteCancelJobs(this.#db, (call) => this.#busy(call), filter, this.#isolated, now);
   }
 
   async setQueuePaused(name: string, paused: boolean): Promise<QueueState> {
