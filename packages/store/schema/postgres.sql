@@ -70,6 +70,7 @@ CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (
 CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON public.nudge_jobs REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_close_windows();
 CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
+CREATE TRIGGER nudge_jobs_notify_runnable AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (old.status <> 'PENDING'::text))) EXECUTE FUNCTION nudge_jobs_notify_runnable();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
 
 CREATE TABLE nudge_migrations (
@@ -198,6 +199,16 @@ BEGIN
   IF EXISTS (SELECT 1 FROM inserted WHERE status = 'PENDING') THEN
     PERFORM pg_notify('nudge_jobs', '');
   END IF;
+  RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.nudge_jobs_notify_runnable()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('nudge_jobs', '');
   RETURN NULL;
 END
 $function$;

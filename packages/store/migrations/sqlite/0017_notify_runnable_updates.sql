@@ -1,0 +1,3 @@
+-- Intentionally empty. PostgreSQL's migration of the same number notifies listeners when an UPDATE
+-- makes a job runnable. SQLite's listeners watch `PRAGMA data_version`, which changes with every
+-- commit of another connection, such an UPDATE included: nothing to do.
