@@ -63,3 +63,18 @@ export const poisonProcess = {
       await sleep(60_000);
     }),
 } as const;
+
+/**
+ * Fails for good (one attempt) while the file `passFile` does not exist, then works as `work`
+ * does: the head of a flow that fails until the scenario fixes its cause and retries the flow.
+ */
+export const gated = {
+  execution: 'async',
+  maxAttempts: 1,
+  handler: (payload: unknown, ctx: HandlerContext) =>
+    recorded(ctx, async () => {
+      const { ms = 0, passFile = '' } = (payload as { ms?: number; passFile?: string } | undefined) ?? {};
+      if (!existsSync(passFile)) throw new Error(`the gate ${passFile} is closed`);
+      if (ms > 0) await sleep(ms, undefined, { signal: ctx.signal });
+    }),
+} as const;

@@ -86,6 +86,10 @@ export function analyse(evidence: Evidence): Findings {
     if (TERMINAL.has(change.newStatus) && !TERMINAL.has(change.oldStatus)) {
       terminal.set(change.jobId, (terminal.get(change.jobId) ?? 0) + 1);
     }
+    // A retry (by command) reopens a finished job: its next outcome is a new one, not a second.
+    if (TERMINAL.has(change.oldStatus) && !TERMINAL.has(change.newStatus)) {
+      terminal.set(change.jobId, (terminal.get(change.jobId) ?? 0) - 1);
+    }
     if (change.newVersion !== change.oldVersion) {
       const key = `${change.jobId}:${change.newVersion}`;
       if (versions.has(key)) {
