@@ -163,6 +163,7 @@ export class Claimer {
 
   #onLimited(limited: LimitedClaim): void {
     this.#limitedQueues = limited.queues;
+    if (limited.queues.length > 0) this.#options.emit('claim:held-back', { queues: limited.queues });
     // A little after the window opens: the database clock decides, and it may run behind ours.
     if (limited.retryInMs !== undefined) this.#rateWindow.within(limited.retryInMs + RATE_WINDOW_MARGIN_MS);
   }

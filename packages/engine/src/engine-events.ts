@@ -27,6 +27,11 @@ export interface EngineEvents {
   'claim:claimed': { count: number; limit: number; durationMs: number };
   /** A claim returned nothing; `durationMs` is the claim query's round trip, in ms. */
   'claim:empty': { count: number; limit: number; durationMs: number };
+  /**
+   * Cluster-wide limits of these queues held back due jobs in the claim: their room comes back
+   * when a job of theirs ends on any instance, so the safety poll stays at its short interval.
+   */
+  'claim:held-back': { queues: readonly string[] };
   /** A claim query failed; the poll loop tries again. */
   'claim:error': { error: unknown };
   /** A claimed job was handed to a thread. */

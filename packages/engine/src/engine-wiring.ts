@@ -194,7 +194,8 @@ export function wireEngine(
     },
     onError: (error) => logger.error({ err: error }, 'safety poll failed; it polls again soon'),
   });
-  for (const sign of ['listen:wake', 'claim:claimed', 'claim:error'] as const)
+  // A claim held back by a limit is work waiting for room that another instance may free.
+  for (const sign of ['listen:wake', 'claim:claimed', 'claim:error', 'claim:held-back'] as const)
     hooks.on(sign, () => safetyPoll.workSeen());
   hooks.on('listen:ready', () => safetyPoll.listening(true));
   hooks.on('listen:lost', () => safetyPoll.listening(false));

@@ -74,4 +74,40 @@ describeEngine('engine: cluster-wide queue limits', (t) => {
     const spanMs = (starts.at(-1) ?? 0) - (starts[0] ?? 0);
     assert.ok(spanMs >= 1_200, `7 starts at 2 per 400 ms take at least 1,200 ms (took ${spanMs})`);
   });
+
+  it('room freed by another instance is found at the short poll, not the idle one', async () => {
+    await t.store.setQueueLimits('partner', { concurrency: 1 });
+    const [held, waiting] = await t.store.enqueueMany([
+      { kind: 'noop', queue: 'partner' },
+      { kind: 'noop', queue: 'partner' },
+    ]);
+    assert.ok(held && waiting);
+    // Another instance holds the queue's one slot.
+    const [other] = await t.store.claim({
+      workerId: 'elsewhere',
+      leaseMs: 60_000,
+      groups: [{ kinds: ['noop'], limit: 1 }],
+    });
+    assert.equal(other?.id, held.id);
+    const engine = await t.engine({ pollIntervalMs: 200, idlePollMaxMs: 3_600_000 });
+    let heldBack = 0;
+    engine.on('claim:held-back', () => (heldBack += 1));
+    let started = false;
+    engine.on('job:started', () => (started = true));
+    engine.start();
+    await waitUntil(
+      () => (heldBack >= 8 ? true : undefined),
+      5_000,
+      10,
+      'eight polls at the short interval, each held back',
+    );
+    // The other instance's job ends there: nothing tells this one, which finds the room at its poll.
+    await t.store.complete([{ id: other.id, version: other.version, resultJson: null }]);
+    await waitUntil(
+      () => (started ? true : undefined),
+      5_000,
+      10,
+      'the waiting job to start within the short poll',
+    );
+  });
 });
