@@ -4,7 +4,7 @@ import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-m
 import { pgAppendAttemptError, pgIsoTime } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { ISOLATED_RETRY_DELAY_MS, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
-import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
 
 // Rows are locked (skipping rows another sweeper holds) until the transaction ends, so a
 // complete or heartbeat for them waits, then finds its version gone or re-checks its state.
@@ -61,10 +61,7 @@ export async function pgSweep(
   input: SweepInput,
   isolated: IsolatedWrites,
 ): Promise<SweepResult> {
-  const client = await pool.connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  const { result, toReport } = await pgTransaction(pool, async (client) => {
     const now = input.now ?? null;
     const limit = input.limit ?? 1000;
     const expired = await client.query<ExpiredRow>({
@@ -116,15 +113,8 @@ export async function pgSweep(
       });
       nextLeaseExpiryInMs = next.rows[0]?.next_expiry_ms ?? null;
     }
-    await client.query('COMMIT');
-    isolated.report(toReport);
-    return { requeued, failed, isolated: refused, recovered, nextLeaseExpiryInMs };
-  } catch (error) {
-    failure = error instanceof Error ? error : new Error(String(error));
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    // A connection that failed mid-transaction is discarded, not reused.
-    client.release(failure);
-  }
+    return { result: { requeued, failed, isolated: refused, recovered, nextLeaseExpiryInMs }, toReport };
+  });
+  isolated.report(toReport);
+  return result;
 }
