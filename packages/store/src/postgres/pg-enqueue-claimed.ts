@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
 import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
@@ -46,7 +47,7 @@ ${ON_KEY_CONFLICT_DO_NOTHING}
 RETURNING *`;
 }
 
-const statements = new Map<string, string>();
+const statements = new Map<string, { readonly name: string; readonly text: string }>();
 
 /** The PostgreSQL enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */
 export async function pgEnqueueClaimed(
@@ -56,10 +57,12 @@ export async function pgEnqueueClaimed(
 ): Promise<EnqueuedJob> {
   const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
   const key = present.map((o) => o.field).join('_') || 'bare';
-  let text = statements.get(key);
-  if (text === undefined) {
-    text = enqueueClaimedSql(present);
-    statements.set(key, text);
+  let statement = statements.get(key);
+  if (statement === undefined) {
+    // PostgreSQL cuts names at 63 bytes: a name made of the fields would give two shapes one name.
+    const name = `nudge_enqueue_claimed_${createHash('sha1').update(key).digest('hex').slice(0, 16)}`;
+    statement = { name, text: enqueueClaimedSql(present) };
+    statements.set(key, statement);
   }
   const values: unknown[] = [
     claim.workerId,
@@ -70,7 +73,7 @@ export async function pgEnqueueClaimed(
     input.queue ?? DEFAULT_QUEUE,
   ];
   for (const o of present) values.push(paramValue(o, input));
-  const { rows } = await pool.query<PgJobRow>({ name: `nudge_enqueue_claimed_${key}`, text, values });
+  const { rows } = await pool.query<PgJobRow>({ ...statement, values });
   const row = rows[0];
   if (row) return { ...pgRowToJob(row), created: true };
   if (input.idempotencyKey === undefined) throw new Error('INSERT … RETURNING returned no row');
