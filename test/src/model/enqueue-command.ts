@@ -1,0 +1,154 @@
+// The model test's enqueue: one job (`store.enqueue`) or a batch (`enqueueMany`) with any mix of
+// dependencies (existing jobs, earlier jobs of the batch), dedupe options, concurrency key, queue,
+// delay, priority and attempts; and what must hold of the jobs it returns.
+import fc from 'fast-check';
+import type { DependencyRef, Job } from '@nudge/core';
+import type { EnqueueInput, EnqueuedJob } from '@nudge/store';
+import { modelCommand, type ModelCommand } from './model-command.js';
+import { isFinal, lastKnown, MODEL_KINDS, MODEL_QUEUES, pickOf, type Model } from './model-state.js';
+import { storeCall, type World } from './model-world.js';
+import { violation } from './violation.js';
+
+/** A dependency as generated: an existing job (a pick) or an earlier job of the batch. */
+type DepSpec = { readonly pick: number } | { readonly index: number };
+
+/** One job as generated; picks resolve when the command runs. */
+interface JobSpec {
+  readonly kind: string;
+  readonly queue: string;
+  readonly options: Omit<EnqueueInput, 'kind' | 'queue' | 'dependsOn'>;
+  readonly deps: readonly DepSpec[];
+}
+
+const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined });
+
+const dedupeArb = fc.oneof(
+  { weight: 4, arbitrary: fc.constant({}) },
+  fc.record({ idempotencyKey: fc.constantFrom('i1', 'i2') }),
+  fc.record({
+    throttle: fc.record({ key: fc.constantFrom('t1', 't2'), windowMs: fc.constantFrom(1, 3_600_000) }),
+  }),
+  fc.record({
+    debounce: fc.record({ key: fc.constantFrom('d1', 'd2'), delayMs: fc.constantFrom(1_000, 600_000) }),
+  }),
+);
+
+const jobSpecArb: fc.Arbitrary<JobSpec> = fc
+  .record({
+    kind: fc.constantFrom(...MODEL_KINDS),
+    queue: fc.constantFrom(...MODEL_QUEUES),
+    priority: optional(fc.constantFrom(-1, 0, 1)),
+    maxAttempts: optional(fc.integer({ min: 1, max: 3 })),
+    // 20 minutes outlasts the clock's lead: such a job waits SCHEDULED until the clock moves.
+    delayMs: optional(fc.constantFrom(0, 1_000, 1_200_000)),
+    concurrencyKey: optional(fc.constantFrom('k1', 'k2')),
+    dedupe: dedupeArb,
+    deps: fc.array(fc.oneof(fc.record({ pick: fc.nat() }), fc.record({ index: fc.nat() })), { maxLength: 3 }),
+    onDependencyFailure: optional(fc.constantFrom('cancel' as const, 'run' as const)),
+  })
+  .map(({ kind, queue, dedupe, deps, delayMs, ...rest }) => {
+    const deduped = 'throttle' in dedupe || 'debounce' in dedupe;
+    const options = Object.fromEntries(
+      Object.entries({ ...rest, ...dedupe, delayMs: 'debounce' in dedupe ? undefined : delayMs }).filter(
+        ([, value]) => value !== undefined,
+      ),
+    ) as JobSpec['options'];
+    return { kind, queue, options, deps: deduped ? [] : deps };
+  });
+
+function describeSpec(spec: JobSpec): string {
+  const deps = spec.deps.map((d) => ('pick' in d ? `pick ${d.pick}` : `index ${d.index}`));
+  return `${spec.kind}@${spec.queue} ${JSON.stringify(spec.options)}${deps.length > 0 ? ` deps [${deps.join(', ')}]` : ''}`;
+}
+
+/** The inputs of a batch, its picks resolved against the jobs the model knows. */
+function resolve(model: Model, specs: readonly JobSpec[]): EnqueueInput[] {
+  return specs.map((spec, position) => {
+    const dependsOn: DependencyRef[] = [];
+    for (const dep of spec.deps) {
+      if ('index' in dep) {
+        if (position > 0) dependsOn.push({ index: dep.index % position });
+      } else {
+        const id = pickOf(model.ids, dep.pick);
+        if (id !== undefined) dependsOn.push(id);
+      }
+    }
+    return {
+      kind: spec.kind,
+      queue: spec.queue,
+      ...spec.options,
+      ...(dependsOn.length > 0 ? { dependsOn } : {}),
+    };
+  });
+}
+
+/** The status a new job with dependencies starts in, from its dependencies as read after. */
+function expectedStart(model: Model, job: Job): readonly string[] {
+  const deps = job.dependsOn.map((id) => lastKnown(model, id));
+  const failed = deps.some((dep) => dep && (dep.status === 'FAILED' || dep.status === 'CANCELLED'));
+  if (failed && job.onDependencyFailure !== 'run') return ['CANCELLED'];
+  if (deps.every((dep) => dep && isFinal(dep.status))) return ['PENDING', 'SCHEDULED'];
+  return ['WAITING'];
+}
+
+function checkEnqueued(
+  model: Model,
+  inputs: readonly EnqueueInput[],
+  jobs: readonly EnqueuedJob[],
+  before: ReadonlyMap<number, Job>,
+): void {
+  if (jobs.length !== inputs.length)
+    violation(model, `enqueue returned ${jobs.length} jobs for ${inputs.length}`);
+  const seen = new Set<number>();
+  for (const [i, job] of jobs.entries()) {
+    const now = model.snapshot.get(job.id);
+    if (!now) violation(model, `enqueued job #${job.id} is not stored`);
+    if (job.created && (before.has(job.id) || seen.has(job.id)))
+      violation(model, `enqueue says it created #${job.id}, which existed`);
+    if (!job.created && !before.has(job.id) && !seen.has(job.id))
+      violation(model, `enqueue says #${job.id} existed, but it is new`);
+    seen.add(job.id);
+    if (job.created && job.kind !== inputs[i]?.kind)
+      violation(model, `enqueued #${job.id} has kind ${job.kind}`);
+    if (job.created && job.dependsOn.length > 0) {
+      const expected = expectedStart(model, now);
+      if (!expected.includes(job.status))
+        violation(
+          model,
+          `enqueued #${job.id} started ${job.status}; its dependencies say ${expected.join(' or ')}`,
+        );
+    }
+  }
+}
+
+/** Enqueues 1 to 3 jobs through one of the instances. */
+export const enqueueCommand: fc.Arbitrary<ModelCommand> = fc
+  .record({
+    store: fc.nat({ max: 2 }),
+    specs: fc.array(jobSpecArb, { minLength: 1, maxLength: 3 }),
+    single: fc.boolean(),
+  })
+  .map(({ store, specs, single }) => {
+    const one = single && specs.length === 1;
+    const label = `enqueue${one ? '' : 'Many'}([${specs.map(describeSpec).join('; ')}])`;
+    return modelCommand(label, async (model: Model, world: World) => {
+      const inputs = resolve(model, specs);
+      const text = JSON.stringify(inputs);
+      const [first] = inputs;
+      const result = await storeCall(
+        world,
+        store,
+        `${one ? 'enqueue' : 'enqueueMany'}(${text})`,
+        async (s) => (one && first ? [await s.enqueue(first)] : s.enqueueMany(inputs)),
+      );
+      if (!result.ok) {
+        const missing = inputs.some((input) =>
+          (input.dependsOn ?? []).some((ref) => typeof ref === 'number' && model.pruned.has(ref)),
+        );
+        if (result.error.code !== 'DEPENDENCY_NOT_FOUND' || !missing)
+          violation(model, `enqueue refused valid jobs: ${result.error.code} ${result.error.message}`);
+        return;
+      }
+      checkEnqueued(model, inputs, result.value, result.before);
+    });
+  });
