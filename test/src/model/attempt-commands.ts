@@ -86,7 +86,7 @@ export const failCommand: fc.Arbitrary<ModelCommand> = fc
         if (!lease) return;
         const job = model.snapshot.get(lease.id);
         // Known fault: a debounced job's retry waiting SCHEDULED beside another of its key.
-        const delay = model.skipKnown && job?.debounceKey ? 0 : retryDelayMs;
+        const delay = model.avoid.has('debounce-retry') && job?.debounceKey ? 0 : retryDelayMs;
         const valid = holds(job, lease);
         const result = await storeCall(
           world,
@@ -155,7 +155,7 @@ export const sweepCommand: fc.Arbitrary<ModelCommand> = fc
   .map(({ store, retryDelayMs }) =>
     modelCommand(`sweep(retry in ${retryDelayMs} ms, via ${workerOf(store)})`, (model, world) =>
       // Known fault: a requeue to SCHEDULED beside a debounced job of the same key.
-      sweepWith(world, store, model.skipKnown ? 0 : retryDelayMs),
+      sweepWith(world, store, model.avoid.has('debounce-retry') ? 0 : retryDelayMs),
     ),
   );
 

@@ -28,8 +28,9 @@ const dedupeArb = fc.oneof(
   fc.record({
     throttle: fc.record({ key: fc.constantFrom('t1', 't2'), windowMs: fc.constantFrom(1, 3_600_000) }),
   }),
+  // One debounce key: two debounced jobs of a kind meet often enough to wait beside each other.
   fc.record({
-    debounce: fc.record({ key: fc.constantFrom('d1', 'd2'), delayMs: fc.constantFrom(1_000, 600_000) }),
+    debounce: fc.record({ key: fc.constant('d1'), delayMs: fc.constantFrom(1_000, 600_000) }),
   }),
 );
 
@@ -91,6 +92,25 @@ function expectedStart(model: Model, job: Job): readonly string[] {
   return ['WAITING'];
 }
 
+/**
+ * The id an enqueue of `input` must come back as: the job of its kind and idempotency key, or the
+ * `SCHEDULED` job of its kind and debounce key, before the call or earlier in the batch; `'new'`
+ * when there is none; `undefined` for a job the model does not predict (throttled, or plain).
+ */
+function expectedKeyJob(
+  input: EnqueueInput,
+  earlier: readonly Job[],
+  before: ReadonlyMap<number, Job>,
+): number | 'new' | undefined {
+  const { idempotencyKey, debounce } = input;
+  let same: ((job: Job) => boolean) | undefined;
+  if (idempotencyKey !== undefined) same = (job) => job.idempotencyKey === idempotencyKey;
+  if (debounce !== undefined) same = (job) => job.debounceKey === debounce.key && job.status === 'SCHEDULED';
+  if (!same) return undefined;
+  const match = (job: Job): boolean => job.kind === input.kind && (same?.(job) ?? false);
+  return (earlier.find(match) ?? [...before.values()].find(match))?.id ?? 'new';
+}
+
 function checkEnqueued(
   model: Model,
   inputs: readonly EnqueueInput[],
@@ -108,6 +128,13 @@ function checkEnqueued(
     if (!job.created && !before.has(job.id) && !seen.has(job.id))
       violation(model, `enqueue says #${job.id} existed, but it is new`);
     seen.add(job.id);
+    const input = inputs[i];
+    const expected = input && expectedKeyJob(input, jobs.slice(0, i), before);
+    if (expected !== undefined && (expected === 'new' ? !job.created : job.id !== expected))
+      violation(
+        model,
+        `enqueue of ${JSON.stringify(input)} returned #${job.id}, expected ${expected === 'new' ? 'a new job' : `#${expected}`}`,
+      );
     if (job.created && job.kind !== inputs[i]?.kind)
       violation(model, `enqueued #${job.id} has kind ${job.kind}`);
     if (job.created && job.dependsOn.length > 0) {

@@ -180,6 +180,54 @@ export function checkClaim(
     }
   }
   if (claimed.length < asked.limit) checkNoneLeftBehind(model, asked, claimed, label);
+  checkClaimOrder(model, asked, claimed, label);
+}
+
+/** Whether `job` is one a claim of `asked` may take from a queue without limits. */
+function freelyClaimable(model: Model, asked: ClaimAsked, job: Job): boolean {
+  const queue = queueOf(model, job.queue);
+  return (
+    job.status === 'PENDING' &&
+    job.runAt.getTime() <= asked.nowMs - 1 &&
+    asked.kinds.includes(job.kind) &&
+    !queue.paused &&
+    queue.concurrency === null &&
+    queue.keyConcurrency === null &&
+    queue.rate === null &&
+    dependencyBlock(model, job) === undefined
+  );
+}
+
+/**
+ * Claims go in `(priority, run_at, id)` order: no job a claim left in a queue without limits comes
+ * before one it took from such a queue (run times 1 ms apart or more, as PostgreSQL's carry
+ * microseconds).
+ */
+function checkClaimOrder(
+  model: Model,
+  asked: ClaimAsked,
+  claimed: readonly ClaimedJob[],
+  label: string,
+): void {
+  const taken = claimed
+    .map((c) => model.snapshot.get(c.id))
+    .filter((job): job is Job => job !== undefined && queueOf(model, job.queue).concurrency === null)
+    .filter(
+      (job) => queueOf(model, job.queue).keyConcurrency === null && queueOf(model, job.queue).rate === null,
+    );
+  for (const left of model.snapshot.values()) {
+    if (!freelyClaimable(model, asked, left)) continue;
+    const passed = taken.find(
+      (job) =>
+        left.priority < job.priority ||
+        (left.priority === job.priority && left.runAt.getTime() < job.runAt.getTime() - 1),
+    );
+    if (passed)
+      violation(
+        model,
+        `${label} took ${describeJob(passed)} (run at ${passed.runAt.toISOString()}) before ${describeJob(left)} (run at ${left.runAt.toISOString()})`,
+      );
+  }
 }
 
 /** After a claim short of its limit: no due job it could take sits in a queue without limits. */
@@ -190,12 +238,7 @@ function checkNoneLeftBehind(
   label: string,
 ): void {
   for (const job of model.snapshot.values()) {
-    if (job.status !== 'PENDING' || job.runAt.getTime() > asked.nowMs - 1 || !asked.kinds.includes(job.kind))
-      continue;
-    const queue = queueOf(model, job.queue);
-    if (queue.paused || queue.concurrency !== null || queue.keyConcurrency !== null || queue.rate !== null)
-      continue;
-    if (dependencyBlock(model, job)) continue;
+    if (!freelyClaimable(model, asked, job)) continue;
     violation(
       model,
       `${label} returned ${claimed.length} of ${asked.limit} jobs but left due ${describeJob(job)} (run at ${job.runAt.toISOString()}) of an unlimited queue`,

@@ -85,7 +85,7 @@ export const cancelManyCommand: fc.Arbitrary<ModelCommand> = fc
 
 /** Whether retrying `job` would hit the known fault (a dependent whose dependencies did not succeed). */
 const knownRetryFault = (model: Model, job: Job): boolean =>
-  model.skipKnown && !dependenciesAllow(model, job);
+  model.avoid.has('dependent-retry') && !dependenciesAllow(model, job);
 
 export const retryCommand: fc.Arbitrary<ModelCommand> = fc
   .record({ store: fc.nat({ max: 2 }), pick: fc.nat() })

@@ -16,6 +16,7 @@ import { enqueueCommand } from './enqueue-command.js';
 import { cancelCommand, cancelManyCommand, retryCommand, retryManyCommand } from './job-control-commands.js';
 import type { ModelCommand } from './model-command.js';
 import { openWorld } from './model-world.js';
+import type { KnownFault } from './model-state.js';
 import { openEmptier, type DatabaseEmptier } from './model-database.js';
 import { advanceClockCommand, pauseCommand, pruneCommand, setLimitsCommand } from './queue-commands.js';
 
@@ -51,7 +52,7 @@ export interface ModelCheckOptions {
   /** The counterexample's `replayPath` (fast-check prints it beside the commands). */
   readonly replayPath?: string;
   /** Avoid the combinations that trigger the store's known faults (see `ModelOptions`). */
-  readonly skipKnown?: boolean;
+  readonly avoid?: ReadonlySet<KnownFault>;
 }
 
 /** What a passing check did. */
@@ -84,7 +85,7 @@ export async function checkModel(options: ModelCheckOptions): Promise<ModelCheck
       async (commands) => {
         const world = await openWorld(db, opened, {
           dialect: options.dialect,
-          skipKnown: options.skipKnown ?? false,
+          avoid: options.avoid ?? new Set(),
         });
         try {
           await fc.asyncModelRun(() => ({ model: world.model, real: world }), commands);
@@ -101,12 +102,13 @@ export async function checkModel(options: ModelCheckOptions): Promise<ModelCheck
       ...(options.path === undefined ? {} : { path: options.path }),
     });
     if (details.failed) {
+      const avoided = [...(options.avoid ?? [])];
       const replayPath = /replayPath="([^"]*)"/.exec(fc.stringify(details.counterexample))?.[1];
       const replay = [
         `pnpm test:model --dialect ${options.dialect} --seed ${details.seed}`,
         `--path ${details.counterexamplePath ?? ''}`,
         replayPath === undefined ? '' : `--replay-path '${replayPath}'`,
-        options.skipKnown ? '(with NUDGE_MODEL_SKIP_KNOWN=1)' : '',
+        avoided.length > 0 ? `(with NUDGE_MODEL_SKIP_KNOWN=${avoided.join(',')})` : '',
       ].join(' ');
       const error =
         details.errorInstance instanceof Error

@@ -53,15 +53,39 @@ export interface ModelQueue {
   readonly starts: ModelStart[];
 }
 
-/** Where the known faults of the store are avoided (see `skipKnown`). */
+/**
+ * The store's known faults, which a model may avoid (see {@link ModelOptions.avoid}):
+ * - `debounce-retry`: a debounced job's retry waiting `SCHEDULED` beside another job of its
+ *   debounce key breaks the unique index (fail and sweep retry with no delay instead);
+ * - `dependent-retry`: a retried dependent whose dependencies did not succeed runs anyway
+ *   (such retries are skipped).
+ */
+export const KNOWN_FAULTS = ['debounce-retry', 'dependent-retry'] as const;
+
+/** One of {@link KNOWN_FAULTS}. */
+export type KnownFault = (typeof KNOWN_FAULTS)[number];
+
+/**
+ * The known faults named by `text` (the `NUDGE_MODEL_SKIP_KNOWN` variable): `1` for all, or
+ * names of {@link KNOWN_FAULTS} separated by commas; none when unset or empty.
+ * @throws Error naming the faults it knows, for an unknown name
+ */
+export function parseKnownFaults(text: string | undefined): ReadonlySet<KnownFault> {
+  if (!text) return new Set();
+  if (text === '1') return new Set(KNOWN_FAULTS);
+  const names = text.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(KNOWN_FAULTS as readonly string[]).includes(name))
+      throw new Error(`NUDGE_MODEL_SKIP_KNOWN: ${name} is not one of 1, ${KNOWN_FAULTS.join(', ')}`);
+  }
+  return new Set(names as KnownFault[]);
+}
+
+/** The dialect a model runs on, and the known faults it avoids. */
 export interface ModelOptions {
   readonly dialect: Dialect;
-  /**
-   * Avoids the command combinations that trigger the store's known faults (a debounced job whose
-   * retry waits `SCHEDULED` beside another of its key; a retried dependent whose dependencies did
-   * not succeed), so the rest of the model can be run green while they are open.
-   */
-  readonly skipKnown: boolean;
+  /** The store's known faults whose triggering combinations the commands avoid. */
+  readonly avoid: ReadonlySet<KnownFault>;
 }
 
 /** The reference model; see the file comment. */

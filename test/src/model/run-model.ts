@@ -1,11 +1,13 @@
-// `pnpm test:model [--runs N] [--seed S --path P --replay-path R] [--dialect sqlite|postgres] [--commands N]`:
-// the model test (model-property.ts) with a budget of one's choosing; exits 1 on a violation.
-// NUDGE_MODEL_SKIP_KNOWN=1 avoids the store's known faults. Uses TEST_DATABASE_URL for
-// PostgreSQL, else starts a throwaway server.
+// `pnpm test:model [--runs N] [--seed S --path P --replay-path R] [--dialect sqlite|postgres]
+// [--commands N]`: the model test (model-property.ts) with a budget of one's choosing; exits 1 on a
+// violation. NUDGE_MODEL_SKIP_KNOWN=1 avoids the store's known faults (or names some of them,
+// comma-separated: debounce-retry, dependent-retry). PostgreSQL from TEST_DATABASE_URL, else a
+// throwaway server.
 import { parseArgs } from 'node:util';
 import type { Dialect } from '@nudge/store';
 import { DIALECTS } from '../helpers/index.js';
 import { checkModel } from './model-property.js';
+import { parseKnownFaults, type KnownFault } from './model-state.js';
 
 const USAGE =
   'usage: pnpm test:model [--runs N] [--seed S --path P --replay-path R] [--dialect sqlite|postgres] [--commands N]';
@@ -56,7 +58,12 @@ const maxCommands = whole('commands', values.commands, 1);
 if (values.dialect && !DIALECTS.includes(values.dialect as Dialect))
   fail(`--dialect must be sqlite or postgres (got ${values.dialect})`);
 const dialects = values.dialect ? [values.dialect as Dialect] : DIALECTS;
-const skipKnown = process.env.NUDGE_MODEL_SKIP_KNOWN === '1';
+let avoid: ReadonlySet<KnownFault>;
+try {
+  avoid = parseKnownFaults(process.env.NUDGE_MODEL_SKIP_KNOWN);
+} catch (error) {
+  fail((error as Error).message);
+}
 
 let embedded: { stop(): Promise<void> } | undefined;
 if (dialects.includes('postgres') && !process.env.TEST_DATABASE_URL) {
@@ -69,12 +76,14 @@ if (dialects.includes('postgres') && !process.env.TEST_DATABASE_URL) {
 let failed = false;
 try {
   for (const dialect of dialects) {
-    process.stderr.write(`model on ${dialect}, ${runs} runs${skipKnown ? ' (known faults avoided)' : ''}: `);
+    process.stderr.write(
+      `model on ${dialect}, ${runs} runs${avoid.size > 0 ? ` (avoiding ${[...avoid].join(', ')})` : ''}: `,
+    );
     try {
       const result = await checkModel({
         dialect,
         runs,
-        skipKnown,
+        avoid,
         ...(seed === undefined ? {} : { seed }),
         ...(values.path === undefined ? {} : { path: values.path }),
         ...(values['replay-path'] === undefined ? {} : { replayPath: values['replay-path'] }),
