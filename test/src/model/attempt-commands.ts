@@ -5,7 +5,15 @@ import type { Job } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
 import { checkClaim } from './invariants.js';
 import { modelCommand, type ModelCommand } from './model-command.js';
-import { advanceTo, MODEL_KINDS, MODEL_LEASE_MS, nowOf, pickOf, type ModelLease } from './model-state.js';
+import {
+  advanceTo,
+  describeJob,
+  MODEL_KINDS,
+  MODEL_LEASE_MS,
+  nowOf,
+  pickOf,
+  type ModelLease,
+} from './model-state.js';
 import { storeCall, workerOf, type World } from './model-world.js';
 import { violation } from './violation.js';
 
@@ -183,4 +191,53 @@ export const promoteCommand: fc.Arbitrary<ModelCommand> = fc
   .nat({ max: 2 })
   .map((store) =>
     modelCommand(`promote(via ${workerOf(store)})`, (_model, world) => promoteWith(world, store)),
+  );
+
+/** Gives an attempt back (shutdown) or extends its lease (heartbeat), under a lease a claim returned. */
+export const releaseOrBeatCommand: fc.Arbitrary<ModelCommand> = fc
+  .record({ store: fc.nat({ max: 2 }), pick: fc.nat(), release: fc.boolean() })
+  .map(({ store, pick, release }) =>
+    modelCommand(
+      `${release ? 'release' : 'heartbeat'}(lease pick ${pick}, via ${workerOf(store)})`,
+      async (model, world) => {
+        const lease = pickOf(model.leases, pick);
+        if (!lease) return;
+        const job = model.snapshot.get(lease.id);
+        const valid = holds(job, lease);
+        const nowMs = model.nowMs;
+        const leases = [{ id: lease.id, version: lease.version }];
+        const result = await storeCall(
+          world,
+          store,
+          `${release ? 'release' : 'heartbeat'}(#${lease.id} v${lease.version})`,
+          (s) =>
+            release
+              ? s.release(leases, new Date(nowMs))
+              : s.heartbeat(leases, MODEL_LEASE_MS, new Date(nowMs)),
+        );
+        if (!result.ok)
+          violation(
+            model,
+            `${release ? 'release' : 'heartbeat'} threw ${result.error.code}: ${result.error.message}`,
+          );
+        if (result.value.length !== (valid ? 1 : 0))
+          violation(
+            model,
+            `${release ? 'release' : 'heartbeat'} of #${lease.id} v${lease.version} took ${result.value.length}, expected ${valid ? 1 : 0}`,
+          );
+        const now = model.snapshot.get(lease.id);
+        if (!valid || !now) return;
+        if (release && (now.status !== 'PENDING' || now.attempts !== Math.max(job.attempts - 1, 0)))
+          violation(
+            model,
+            `released #${lease.id} is ${describeJob(now)}; expected PENDING, attempt not counted`,
+          );
+        if (!release && now.leaseExpiresAt?.getTime() !== nowMs + MODEL_LEASE_MS)
+          violation(
+            model,
+            `heartbeat of #${lease.id} left its lease at ${now.leaseExpiresAt?.toISOString()}`,
+          );
+      },
+      (model) => model.leases.length > 0,
+    ),
   );

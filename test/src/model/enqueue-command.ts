@@ -2,7 +2,7 @@
 // dependencies (existing jobs, earlier jobs of the batch), dedupe options, concurrency key, queue,
 // delay, priority and attempts; and what must hold of the jobs it returns.
 import fc from 'fast-check';
-import type { DependencyRef, Job } from '@nudge/core';
+import type { DependencyRef, Job, JsonValue } from '@nudge/core';
 import type { EnqueueInput, EnqueuedJob } from '@nudge/store';
 import { modelCommand, type ModelCommand } from './model-command.js';
 import { isFinal, lastKnown, MODEL_KINDS, MODEL_QUEUES, pickOf, type Model } from './model-state.js';
@@ -13,10 +13,12 @@ import { violation } from './violation.js';
 type DepSpec = { readonly pick: number } | { readonly index: number };
 
 /** One job as generated; picks resolve when the command runs. */
-interface JobSpec {
+export interface JobSpec {
   readonly kind: string;
   readonly queue: string;
-  readonly options: Omit<EnqueueInput, 'kind' | 'queue' | 'dependsOn'>;
+  readonly options: Omit<EnqueueInput, 'kind' | 'queue' | 'dependsOn' | 'runAt'>;
+  /** `runAt` from the virtual now when the command runs, in ms. */
+  readonly runAtInMs?: number;
   readonly deps: readonly DepSpec[];
 }
 
@@ -34,36 +36,44 @@ const dedupeArb = fc.oneof(
   }),
 );
 
-const jobSpecArb: fc.Arbitrary<JobSpec> = fc
+export const jobSpecArb: fc.Arbitrary<JobSpec> = fc
   .record({
     kind: fc.constantFrom(...MODEL_KINDS),
     queue: fc.constantFrom(...MODEL_QUEUES),
     priority: optional(fc.constantFrom(-1, 0, 1)),
     maxAttempts: optional(fc.integer({ min: 1, max: 3 })),
+    payload: optional(fc.constantFrom<JsonValue>({ n: 1 }, 'text', [1, 2], null)),
     // 20 minutes outlasts the clock's lead: such a job waits SCHEDULED until the clock moves.
-    delayMs: optional(fc.constantFrom(0, 1_000, 1_200_000)),
+    start: fc.oneof(
+      fc.constant({}),
+      fc.record({ delayMs: fc.constantFrom(0, 1_000, 1_200_000) }),
+      fc.record({ runAtInMs: fc.constantFrom(-60_000, 0, 1_200_000) }),
+    ),
     concurrencyKey: optional(fc.constantFrom('k1', 'k2')),
     dedupe: dedupeArb,
     deps: fc.array(fc.oneof(fc.record({ pick: fc.nat() }), fc.record({ index: fc.nat() })), { maxLength: 3 }),
     onDependencyFailure: optional(fc.constantFrom('cancel' as const, 'run' as const)),
   })
-  .map(({ kind, queue, dedupe, deps, delayMs, ...rest }) => {
-    const deduped = 'throttle' in dedupe || 'debounce' in dedupe;
+  .map(({ kind, queue, dedupe, deps, start, ...rest }): JobSpec => {
+    const debounced = 'debounce' in dedupe;
     const options = Object.fromEntries(
-      Object.entries({ ...rest, ...dedupe, delayMs: 'debounce' in dedupe ? undefined : delayMs }).filter(
+      Object.entries({ ...rest, ...dedupe, ...(debounced || !('delayMs' in start) ? {} : start) }).filter(
         ([, value]) => value !== undefined,
       ),
     ) as JobSpec['options'];
-    return { kind, queue, options, deps: deduped ? [] : deps };
+    const runAt = !debounced && 'runAtInMs' in start ? { runAtInMs: start.runAtInMs } : {};
+    return { kind, queue, options, ...runAt, deps: debounced || 'throttle' in dedupe ? [] : deps };
   });
 
-function describeSpec(spec: JobSpec): string {
+export function describeSpec(spec: JobSpec): string {
   const deps = spec.deps.map((d) => ('pick' in d ? `pick ${d.pick}` : `index ${d.index}`));
-  return `${spec.kind}@${spec.queue} ${JSON.stringify(spec.options)}${deps.length > 0 ? ` deps [${deps.join(', ')}]` : ''}`;
+  const runAt =
+    spec.runAtInMs === undefined ? '' : ` runAt now${spec.runAtInMs < 0 ? '' : '+'}${spec.runAtInMs}`;
+  return `${spec.kind}@${spec.queue} ${JSON.stringify(spec.options)}${runAt}${deps.length > 0 ? ` deps [${deps.join(', ')}]` : ''}`;
 }
 
 /** The inputs of a batch, its picks resolved against the jobs the model knows. */
-function resolve(model: Model, specs: readonly JobSpec[]): EnqueueInput[] {
+export function resolve(model: Model, specs: readonly JobSpec[]): EnqueueInput[] {
   return specs.map((spec, position) => {
     const dependsOn: DependencyRef[] = [];
     for (const dep of spec.deps) {
@@ -78,6 +88,7 @@ function resolve(model: Model, specs: readonly JobSpec[]): EnqueueInput[] {
       kind: spec.kind,
       queue: spec.queue,
       ...spec.options,
+      ...(spec.runAtInMs === undefined ? {} : { runAt: new Date(model.nowMs + spec.runAtInMs) }),
       ...(dependsOn.length > 0 ? { dependsOn } : {}),
     };
   });
@@ -97,7 +108,7 @@ function expectedStart(model: Model, job: Job): readonly string[] {
  * `SCHEDULED` job of its kind and debounce key, before the call or earlier in the batch; `'new'`
  * when there is none; `undefined` for a job the model does not predict (throttled, or plain).
  */
-function expectedKeyJob(
+export function expectedKeyJob(
   input: EnqueueInput,
   earlier: readonly Job[],
   before: ReadonlyMap<number, Job>,

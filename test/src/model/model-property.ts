@@ -9,8 +9,10 @@ import {
   expireLeaseCommand,
   failCommand,
   promoteCommand,
+  releaseOrBeatCommand,
   sweepCommand,
 } from './attempt-commands.js';
+import { enqueueAndClaimCommand } from './self-claim-command.js';
 import { drain } from './drain.js';
 import { enqueueCommand } from './enqueue-command.js';
 import { cancelCommand, cancelManyCommand, retryCommand, retryManyCommand } from './job-control-commands.js';
@@ -23,10 +25,12 @@ import { advanceClockCommand, pauseCommand, pruneCommand, setLimitsCommand } fro
 /** Each command arbitrary, repeated by how often it should be drawn. */
 const COMMANDS: ReadonlyArray<readonly [fc.Arbitrary<ModelCommand>, number]> = [
   [enqueueCommand, 6],
+  [enqueueAndClaimCommand, 1],
   [claimCommand, 5],
   [completeCommand, 4],
   [failCommand, 3],
   [expireLeaseCommand, 1],
+  [releaseOrBeatCommand, 1],
   [sweepCommand, 1],
   [promoteCommand, 2],
   [cancelCommand, 1],
