@@ -83,9 +83,13 @@ export const cancelManyCommand: fc.Arbitrary<ModelCommand> = fc
     );
   });
 
-/** Whether retrying `job` would hit the known fault (a dependent whose dependencies did not succeed). */
-const knownRetryFault = (model: Model, job: Job): boolean =>
-  model.avoid.has('dependent-retry') && !dependenciesAllow(model, job);
+/**
+ * Whether retrying `job` would hit the known fault: a dependent put back to `PENDING` whose
+ * dependencies did not succeed (`'run'`: did not finish, or are `retried` by the same call).
+ */
+const knownRetryFault = (model: Model, job: Job, retried: ReadonlySet<number> = new Set()): boolean =>
+  model.avoid.has('dependent-retry') &&
+  (!dependenciesAllow(model, job) || job.dependsOn.some((id) => retried.has(id)));
 
 export const retryCommand: fc.Arbitrary<ModelCommand> = fc
   .record({ store: fc.nat({ max: 2 }), pick: fc.nat() })
@@ -134,7 +138,9 @@ export const retryManyCommand: fc.Arbitrary<ModelCommand> = fc
             (kind === undefined || job.kind === kind) &&
             (job.finishedAt?.getTime() ?? Infinity) <= nowMs,
         );
-        if (matching.some((job) => knownRetryFault(model, job))) {
+        // A dependency retried by the same call is unfinished again.
+        const retried = new Set(matching.map((job) => job.id));
+        if (matching.some((job) => knownRetryFault(model, job, retried))) {
           model.trace.push('  skipped: the filter takes a dependent whose retry would hit a known fault');
           return;
         }
