@@ -26,14 +26,21 @@ const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.op
 
 const dedupeArb = fc.oneof(
   { weight: 4, arbitrary: fc.constant({}) },
-  fc.record({ idempotencyKey: fc.constantFrom('i1', 'i2') }),
-  fc.record({
-    throttle: fc.record({ key: fc.constantFrom('t1', 't2'), windowMs: fc.constantFrom(1, 3_600_000) }),
-  }),
-  // One debounce key: two debounced jobs of a kind meet often enough to wait beside each other.
-  fc.record({
-    debounce: fc.record({ key: fc.constant('d1'), delayMs: fc.constantFrom(1_000, 600_000) }),
-  }),
+  { weight: 1, arbitrary: fc.record({ idempotencyKey: fc.constantFrom('i1', 'i2') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      throttle: fc.record({ key: fc.constantFrom('t1', 't2'), windowMs: fc.constantFrom(1, 3_600_000) }),
+    }),
+  },
+  // One debounce key, drawn twice as often: two debounced jobs of a kind meet often enough to
+  // wait beside each other.
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      debounce: fc.record({ key: fc.constant('d1'), delayMs: fc.constantFrom(1_000, 600_000) }),
+    }),
+  },
 );
 
 export const jobSpecArb: fc.Arbitrary<JobSpec> = fc
