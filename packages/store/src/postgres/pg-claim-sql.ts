@@ -19,8 +19,9 @@ import {
 // limits' room), then at most the limit per group. (Rows locked but not kept are unlocked when
 // the statement ends.) A limited queue is claimed only through its own candidate CTE, and only
 // when the statement locked its nudge_queues row first (`limited`, the `limits` CTE): claims of
-// one limited queue run one at a time across the cluster, or side by side while its room is at
-// least SHARE_SLOTS times what each can take (migration 0014), and each counts the running jobs,
+// one limited queue run one at a time across the cluster, or side by side while each takes at most
+// the queue's share size and its room leaves that much for each of the others (migrations 0014 and
+// 0018), and each counts the running jobs,
 // the keys' running jobs and the rate window after the lock (read by functions that take a fresh
 // snapshot after the lock; the statement's own is older). Such a claim dates its starts by the
 // lock's time, so a start is never dated before the previous claim committed. The LIMIT must sit
@@ -98,7 +99,7 @@ function pgCutsNeededCte(
  * whose limits held back rows: their room was used up, or a row read for them was not kept:
  * counted, the kept rows being some of the rows read), `rates` (each rate-limited queue claimed:
  * `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim), `frees` (each
- * locked queue: `[name, free, shared, room]`, see migration 0014) and `now_ms` (the database
+ * locked queue: `[name, free, shared, room, shareSize]`, see migrations 0014 and 0018) and `now_ms` (the database
  * clock, epoch ms).
  */
 export function buildPgClaim(
@@ -278,7 +279,7 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
        } AS rates,
        ${
          limited.length > 0
-           ? '(SELECT json_agg(json_build_array(name, free, shared, room)) FROM limits)::text'
+           ? '(SELECT json_agg(json_build_array(name, free, shared, room, share_size)) FROM limits)::text'
            : 'NULL::text'
        } AS frees,
        (extract(epoch FROM ${clock}) * 1000)::float8 AS now_ms`;
