@@ -61,6 +61,8 @@ CREATE INDEX nudge_jobs_claimable ON public.nudge_jobs USING btree (priority, ru
 CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text));
 CREATE INDEX nudge_jobs_finished ON public.nudge_jobs USING btree (status, kind, finished_at) WHERE (finished_at IS NOT NULL);
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kind, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX nudge_jobs_key_claimable ON public.nudge_jobs USING btree (queue, concurrency_key, priority, run_at, id) WHERE ((status = 'PENDING'::text) AND (concurrency_key IS NOT NULL));
+CREATE INDEX nudge_jobs_keyless_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE ((status = 'PENDING'::text) AND (concurrency_key IS NULL));
 CREATE INDEX nudge_jobs_kind_claimable ON public.nudge_jobs USING btree (kind, run_at) WHERE (status = 'PENDING'::text);
 CREATE INDEX nudge_jobs_leases ON public.nudge_jobs USING btree (lease_expires_at) WHERE (lease_expires_at IS NOT NULL);
 CREATE INDEX nudge_jobs_queue_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE (status = 'PENDING'::text);

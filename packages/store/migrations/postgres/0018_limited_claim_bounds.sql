@@ -133,3 +133,15 @@ BEGIN
       ) AS s;
 END
 $$;
+
+-- The due rows of a queue with a concurrency key, per key in claim order, and those without one,
+-- per queue in claim order: a claim of a queue with a key limit whose first rows in claim order
+-- belong to keys at their limit finds the rows it may take this way instead (the rows without a
+-- key, and the first rows of each key with room, one probe per key), so a busy key's held-back
+-- rows cost it nothing however many there are (see pg-keyed-candidate.ts). Two partial indexes,
+-- not one over both: the planner reads `concurrency_key IS NULL` as a condition, not as a
+-- constant, and would not take the rows in claim order from (queue, concurrency_key, …).
+CREATE INDEX nudge_jobs_key_claimable ON nudge_jobs (queue, concurrency_key, priority, run_at, id)
+  WHERE status = 'PENDING' AND concurrency_key IS NOT NULL;
+CREATE INDEX nudge_jobs_keyless_claimable ON nudge_jobs (queue, priority, run_at, id)
+  WHERE status = 'PENDING' AND concurrency_key IS NULL;
