@@ -91,9 +91,6 @@ CREATE UNIQUE INDEX nudge_jobs_idempotency ON nudge_jobs (kind, idempotency_key)
 CREATE INDEX nudge_jobs_key_claimable ON nudge_jobs (queue, concurrency_key, priority, run_at, id)
   WHERE status = 'PENDING' AND concurrency_key IS NOT NULL;
 
-CREATE INDEX nudge_jobs_keyed_claimable ON nudge_jobs (queue, priority, run_at, id)
-  WHERE status = 'PENDING' AND concurrency_key IS NOT NULL;
-
 CREATE INDEX nudge_jobs_keyless_claimable ON nudge_jobs (queue, priority, run_at, id)
   WHERE status = 'PENDING' AND concurrency_key IS NULL;
 

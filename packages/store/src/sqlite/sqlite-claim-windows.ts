@@ -10,6 +10,7 @@
 // first rows of each open queue with pending rows, one probe per distinct queue), a limited
 // queue's with a key limit per key (its rows without a key, and the first rows of each key with
 // room, one probe per key; keys at their limit are read once from the running rows).
+import type Database from 'better-sqlite3';
 import { SQLITE_NOW } from './sqlite-time.js';
 
 /** How many rows past those a candidate wants its window reads. */
@@ -18,7 +19,7 @@ export const WINDOW_SLACK = 32;
 const CLAIM_ORDER = 'priority, run_at, id';
 
 /** The keys of queue `@queue` at the key limit `@keyLimit`, as a JSON array (`keys`). */
-export const SQLITE_FULL_KEYS = `
+const SQLITE_FULL_KEYS = `
 SELECT json_group_array(concurrency_key) AS keys FROM (
   SELECT concurrency_key FROM nudge_jobs
    WHERE status = 'RUNNING' AND queue = @queue AND concurrency_key IS NOT NULL
@@ -29,7 +30,7 @@ SELECT json_group_array(concurrency_key) AS keys FROM (
  * The window of queue `@queue` for a claim of `@kinds` (JSON array): `read`, the rows of its first
  * `@window` due rows in claim order, and `takeable`, those with no key or a key not in `@full`.
  */
-export const SQLITE_KEYED_WINDOW = `
+const SQLITE_KEYED_WINDOW = `
 SELECT count(*) AS read,
        coalesce(sum(concurrency_key IS NULL OR concurrency_key NOT IN (SELECT value FROM json_each(@full))), 0) AS takeable
   FROM (SELECT concurrency_key FROM nudge_jobs INDEXED BY nudge_jobs_queue_claimable
@@ -42,7 +43,7 @@ SELECT count(*) AS read,
  * (JSON array, NULL for all): `read`, its first `@window` due rows in claim order, and
  * `takeable`, those of a queue neither in `@apart` (JSON array) nor paused.
  */
-export const SQLITE_OTHERS_WINDOW = `
+const SQLITE_OTHERS_WINDOW = `
 SELECT count(*) AS read,
        coalesce(sum(queue NOT IN (SELECT value FROM json_each(@apart))
                     AND queue NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)), 0) AS takeable
@@ -111,4 +112,53 @@ export function sqliteKeyedByKey(
        ORDER BY ${CLAIM_ORDER} LIMIT ${perKey})
      WHERE walk.key IS NOT NULL AND walk.key NOT IN (SELECT value FROM json_each(${full})))
    ORDER BY ${CLAIM_ORDER} LIMIT ${limit}`;
+}
+
+/** The window probes of a claim, prepared once per database (see above). */
+export interface WindowProbes {
+  /**
+   * A limited queue's keys at its `keyLimit` (`full`, a JSON array), and whether a claim of
+   * `kinds` (JSON array) that wants `want` rows reads it per key: its window holds too few rows
+   * it may take.
+   */
+  keys(probe: { now: string | null; queue: string; keyLimit: number; kinds: string; want: number }): {
+    full: string;
+    byKey: boolean;
+  };
+  /** Whether a claim of `kinds` wanting `want` rows reads the queues outside `apart` per queue. */
+  othersByQueue(probe: {
+    now: string | null;
+    kinds: string;
+    served: string | null;
+    apart: string;
+    want: number;
+  }): boolean;
+}
+
+/** Prepares the {@link WindowProbes} on `db`. */
+export function prepareWindowProbes(db: Database.Database): WindowProbes {
+  type Window = { read: number; takeable: number };
+  const fullKeys = db.prepare<{ queue: string; keyLimit: number }, { keys: string }>(SQLITE_FULL_KEYS);
+  const keyedWindow = db.prepare<
+    { now: string | null; queue: string; kinds: string; full: string; window: number },
+    Window
+  >(SQLITE_KEYED_WINDOW);
+  const othersWindow = db.prepare<
+    { now: string | null; kinds: string; served: string | null; apart: string; window: number },
+    Window
+  >(SQLITE_OTHERS_WINDOW);
+  // Too few rows to take, and the window full: past it, more rows of the same kind may follow.
+  const past = (seen: Window | undefined, window: number, want: number): boolean =>
+    seen !== undefined && seen.read === window && seen.takeable < want;
+  return {
+    keys: ({ now, queue, keyLimit, kinds, want }) => {
+      const full = fullKeys.get({ queue, keyLimit })?.keys ?? '[]';
+      const window = want + WINDOW_SLACK;
+      return { full, byKey: past(keyedWindow.get({ now, queue, kinds, full, window }), window, want) };
+    },
+    othersByQueue: ({ now, kinds, served, apart, want }) => {
+      const window = want + WINDOW_SLACK;
+      return past(othersWindow.get({ now, kinds, served, apart, window }), window, want);
+    },
+  };
 }

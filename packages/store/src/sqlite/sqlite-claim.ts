@@ -3,14 +3,7 @@ import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.
 import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
-import {
-  SQLITE_FULL_KEYS,
-  SQLITE_KEYED_WINDOW,
-  SQLITE_OTHERS_WINDOW,
-  WINDOW_SLACK,
-  sqliteKeyedByKey,
-  sqliteOthersByQueue,
-} from './sqlite-claim-windows.js';
+import { prepareWindowProbes, sqliteKeyedByKey, sqliteOthersByQueue } from './sqlite-claim-windows.js';
 import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
@@ -244,16 +237,7 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
   type Probe = Database.Statement<{ now: string | null; queue: string; kinds: string }, { found: number }>;
   const duePending: Probe = db.prepare(SQLITE_DUE_PENDING);
   const dueKeyed: Probe = db.prepare(SQLITE_DUE_KEYED);
-  const fullKeys = db.prepare<{ queue: string; keyLimit: number }, { keys: string }>(SQLITE_FULL_KEYS);
-  type Window = { read: number; takeable: number };
-  const keyedWindow = db.prepare<
-    { now: string | null; queue: string; kinds: string; full: string; window: number },
-    Window
-  >(SQLITE_KEYED_WINDOW);
-  const othersWindow = db.prepare<
-    { now: string | null; kinds: string; served: string | null; apart: string; window: number },
-    Window
-  >(SQLITE_OTHERS_WINDOW);
+  const windows = prepareWindowProbes(db);
   const claim = db.transaction((input: ClaimInput): { rows: ClaimRow[]; limited?: LimitedClaim } => {
     const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
     if (groups.length === 0) return { rows: [] };
@@ -262,29 +246,24 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     // A key limit binds only rows with a key: with none due of these kinds, the claim needs
     // neither the key filter nor the key cut (both sort or count per row).
     const kinds = JSON.stringify([...new Set(groups.flatMap((group) => group.kinds))]);
-    // Each window holds the rows all groups want and WINDOW_SLACK more (see sqlite-claim-windows.ts).
     const want = groups.reduce((sum, group) => sum + group.limit, 0);
-    const window = want + WINDOW_SLACK;
     const limited = limits.map((row): SqliteLimitedQueue => {
       const keyed =
         row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1;
       if (!keyed || row.key_concurrency === null)
         return { name: row.name, room: row.room, keyConcurrency: null };
-      const full = fullKeys.get({ queue: row.name, keyLimit: row.key_concurrency })?.keys ?? '[]';
-      const seen = keyedWindow.get({ now, queue: row.name, kinds, full, window });
-      const byKey = seen !== undefined && seen.read === window && seen.takeable < want;
-      return { name: row.name, room: row.room, keyConcurrency: row.key_concurrency, keys: { full, byKey } };
+      const keys = windows.keys({ now, queue: row.name, keyLimit: row.key_concurrency, kinds, want });
+      return { name: row.name, room: row.room, keyConcurrency: row.key_concurrency, keys };
     });
     const apart = [
       ...new Set([...Object.keys(input.queueLimits ?? {}), ...limited.map((queue) => queue.name)]),
     ];
     const apartJson = JSON.stringify(apart);
     const others = apart.length === 0 || othersPending.get({ apart: apartJson })?.found === 1;
-    const seen =
-      others && limited.length > 0
-        ? othersWindow.get({ now, kinds, served: servedJson(input, groups), apart: apartJson, window })
-        : undefined;
-    const byQueue = seen !== undefined && seen.read === window && seen.takeable < want;
+    const byQueue =
+      others &&
+      limited.length > 0 &&
+      windows.othersByQueue({ now, kinds, served: servedJson(input, groups), apart: apartJson, want });
     const { text, params } = buildSqliteClaim(input, groups, limited, others, byQueue);
     let statement = statements.get(text);
     if (!statement) {
