@@ -148,8 +148,8 @@ export function buildPgClaim(
            ORDER BY d.kind, d.run_at LIMIT 1) AS found
 )`);
   };
-  const candidate = (name: string, g: number, kinds: string, filter: string, limit: string): void => {
-    ctes.push(`${name} AS (
+  const candidateCte = (name: string, g: number, kinds: string, filter: string, limit: string): string =>
+    `${name} AS (
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
    WHERE j.status = 'PENDING' AND j.run_at <= ${clock} AND j.kind = ANY(${kinds}::text[])
      ${filter}
@@ -157,7 +157,9 @@ export function buildPgClaim(
    ORDER BY ${CLAIM_ORDER}
    LIMIT ${limit}
    FOR UPDATE SKIP LOCKED
-)`);
+)`;
+  const candidate = (name: string, g: number, kinds: string, filter: string, limit: string): void => {
+    ctes.push(candidateCte(name, g, kinds, filter, limit));
   };
   const offered: string[] = [];
   groups.forEach((group, g) => {
@@ -171,17 +173,20 @@ export function buildPgClaim(
       candidate(`g${g}`, g, kinds, `${groupQueues} ${notApart} AND ${outside(CLOSED_QUEUES)}`, limit);
     else
       ctes.push(
-        ...pgOthersCandidateCtes({
-          name: `g${g}`,
-          kinds,
-          groupQueues,
-          clock,
-          // It runs only when one of the other queues has a pending row.
-          gate: `(SELECT found FROM others) AND (SELECT found FROM due${g})`,
-          open: (queue) =>
-            `${outside(CLOSED_QUEUES, queue)}${apartParam === undefined ? '' : ` AND ${outside(apartParam + '::text[]', queue)}`}`,
-          limit,
-        }),
+        ...pgOthersCandidateCtes(
+          {
+            name: `g${g}`,
+            kinds,
+            groupQueues,
+            clock,
+            // It runs only when one of the other queues has a pending row.
+            gate: `(SELECT found FROM others) AND (SELECT found FROM due${g})`,
+            open: (queue) =>
+              `${outside(CLOSED_QUEUES, queue)}${apartParam === undefined ? '' : ` AND ${outside(apartParam + '::text[]', queue)}`}`,
+            limit,
+          },
+          (name, filter) => candidateCte(name, g, kinds, filter, limit),
+        ),
       );
     offered.push(`SELECT ${g} AS g, * FROM g${g}`);
     own.forEach((queue, q) => {
@@ -205,16 +210,19 @@ export function buildPgClaim(
       offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}`);
       if (!isLimited) return;
       ctes.push(
-        ...pgKeyedCandidateCtes({
-          name: `g${g}q${q}k`,
-          queue: name,
-          kinds,
-          groupQueues,
-          clock,
-          due: `(SELECT found FROM due${g})`,
-          rows,
-          keyLimit,
-        }),
+        ...pgKeyedCandidateCtes(
+          {
+            name: `g${g}q${q}k`,
+            queue: name,
+            kinds,
+            groupQueues,
+            clock,
+            due: `(SELECT found FROM due${g})`,
+            rows,
+            keyLimit,
+          },
+          (cteName, filter, most) => candidateCte(cteName, g, kinds, filter, most),
+        ),
       );
       offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}k`);
     });

@@ -3,18 +3,18 @@
 // A claim walks due rows in claim order. Rows that limits hold back (a busy key's backlog, a
 // limited queue at its concurrency, a paused queue) come first as often as not, and each claim
 // read them all: with 20,000 due rows of one busy key, every claim of every queue read 20,000 rows
-// (and counted each one's key). Now, before the claim, a probe reads a window of the rows a
-// candidate would walk (the rows it wants and WINDOW_SLACK more). When the window holds enough
-// rows the candidate may take, the candidate walks as before and stops within the window. When it
-// does not, the candidate finds its rows another way: the other queues' candidate per queue (the
+// (and counted each one's key). Now, before the claim, a probe reads the first WINDOW rows a
+// candidate would walk. When at least half of them are rows the candidate may take (or there are
+// fewer), it walks as before. Otherwise it finds its rows another way: the other queues' candidate
+// per queue (the
 // first rows of each open queue with pending rows, one probe per distinct queue), a limited
 // queue's with a key limit per key (its rows without a key, and the first rows of each key with
 // room, one probe per key; keys at their limit are read once from the running rows).
 import type Database from 'better-sqlite3';
 import { SQLITE_NOW } from './sqlite-time.js';
 
-/** How many rows past those a candidate wants its window reads. */
-export const WINDOW_SLACK = 32;
+/** Rows a probe reads before the claim chooses how to read. */
+const WINDOW = 32;
 
 const CLAIM_ORDER = 'priority, run_at, id';
 
@@ -118,21 +118,14 @@ export function sqliteKeyedByKey(
 export interface WindowProbes {
   /**
    * A limited queue's keys at its `keyLimit` (`full`, a JSON array), and whether a claim of
-   * `kinds` (JSON array) that wants `want` rows reads it per key: its window holds too few rows
-   * it may take.
+   * `kinds` (JSON array) reads it per key: its window holds too few rows it may take.
    */
-  keys(probe: { now: string | null; queue: string; keyLimit: number; kinds: string; want: number }): {
+  keys(probe: { now: string | null; queue: string; keyLimit: number; kinds: string }): {
     full: string;
     byKey: boolean;
   };
-  /** Whether a claim of `kinds` wanting `want` rows reads the queues outside `apart` per queue. */
-  othersByQueue(probe: {
-    now: string | null;
-    kinds: string;
-    served: string | null;
-    apart: string;
-    want: number;
-  }): boolean;
+  /** Whether a claim of `kinds` reads the queues outside `apart` (JSON array) per queue. */
+  othersByQueue(probe: { now: string | null; kinds: string; served: string | null; apart: string }): boolean;
 }
 
 /** Prepares the {@link WindowProbes} on `db`. */
@@ -147,18 +140,16 @@ export function prepareWindowProbes(db: Database.Database): WindowProbes {
     { now: string | null; kinds: string; served: string | null; apart: string; window: number },
     Window
   >(SQLITE_OTHERS_WINDOW);
-  // Too few rows to take, and the window full: past it, more rows of the same kind may follow.
-  const past = (seen: Window | undefined, window: number, want: number): boolean =>
-    seen !== undefined && seen.read === window && seen.takeable < want;
+  // A full window, less than half of it rows to take: more of the same may follow.
+  const sparse = (seen: Window | undefined): boolean =>
+    seen !== undefined && seen.read === WINDOW && 2 * seen.takeable < seen.read;
+  const window = WINDOW;
   return {
-    keys: ({ now, queue, keyLimit, kinds, want }) => {
+    keys: ({ now, queue, keyLimit, kinds }) => {
       const full = fullKeys.get({ queue, keyLimit })?.keys ?? '[]';
-      const window = want + WINDOW_SLACK;
-      return { full, byKey: past(keyedWindow.get({ now, queue, kinds, full, window }), window, want) };
+      return { full, byKey: sparse(keyedWindow.get({ now, queue, kinds, full, window })) };
     },
-    othersByQueue: ({ now, kinds, served, apart, want }) => {
-      const window = want + WINDOW_SLACK;
-      return past(othersWindow.get({ now, kinds, served, apart, window }), window, want);
-    },
+    othersByQueue: ({ now, kinds, served, apart }) =>
+      sparse(othersWindow.get({ now, kinds, served, apart, window })),
   };
 }

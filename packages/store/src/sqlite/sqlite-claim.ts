@@ -133,8 +133,8 @@ export function buildSqliteClaim(
       const keyFilter =
         limit?.keyConcurrency == null
           ? ''
-          : `AND (j.concurrency_key IS NULL OR (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
-                   AND k.queue = j.queue AND k.concurrency_key = j.concurrency_key) < ${bind(limit.keyConcurrency)})`;
+          : `AND (j.concurrency_key IS NULL OR (${limit.keys === undefined ? '' : `j.concurrency_key NOT IN (SELECT value FROM json_each(${bind(limit.keys.full)})) AND `}(SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
+                   AND k.queue = j.queue AND k.concurrency_key = j.concurrency_key) < ${bind(limit.keyConcurrency)}))`;
       const queueParam = bind(queue);
       // A group that does not serve this limited queue has nothing to read in it.
       if (limit !== undefined && group.queues !== undefined && !group.queues.includes(queue)) continue;
@@ -246,13 +246,12 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     // A key limit binds only rows with a key: with none due of these kinds, the claim needs
     // neither the key filter nor the key cut (both sort or count per row).
     const kinds = JSON.stringify([...new Set(groups.flatMap((group) => group.kinds))]);
-    const want = groups.reduce((sum, group) => sum + group.limit, 0);
     const limited = limits.map((row): SqliteLimitedQueue => {
       const keyed =
         row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1;
       if (!keyed || row.key_concurrency === null)
         return { name: row.name, room: row.room, keyConcurrency: null };
-      const keys = windows.keys({ now, queue: row.name, keyLimit: row.key_concurrency, kinds, want });
+      const keys = windows.keys({ now, queue: row.name, keyLimit: row.key_concurrency, kinds });
       return { name: row.name, room: row.room, keyConcurrency: row.key_concurrency, keys };
     });
     const apart = [
@@ -263,7 +262,7 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     const byQueue =
       others &&
       limited.length > 0 &&
-      windows.othersByQueue({ now, kinds, served: servedJson(input, groups), apart: apartJson, want });
+      windows.othersByQueue({ now, kinds, served: servedJson(input, groups), apart: apartJson });
     const { text, params } = buildSqliteClaim(input, groups, limited, others, byQueue);
     let statement = statements.get(text);
     if (!statement) {
