@@ -17,6 +17,7 @@ export const SCENARIO_NAMES = [
   'flights-3m',
   'idle',
   'queue-limits',
+  'busy-key',
 ] as const;
 
 /** One of {@link SCENARIO_NAMES}. */

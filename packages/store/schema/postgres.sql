@@ -61,6 +61,8 @@ CREATE INDEX nudge_jobs_claimable ON public.nudge_jobs USING btree (priority, ru
 CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text));
 CREATE INDEX nudge_jobs_finished ON public.nudge_jobs USING btree (status, kind, finished_at) WHERE (finished_at IS NOT NULL);
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kind, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX nudge_jobs_key_claimable ON public.nudge_jobs USING btree (queue, concurrency_key, priority, run_at, id) WHERE ((status = 'PENDING'::text) AND (concurrency_key IS NOT NULL));
+CREATE INDEX nudge_jobs_keyless_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE ((status = 'PENDING'::text) AND (concurrency_key IS NULL));
 CREATE INDEX nudge_jobs_kind_claimable ON public.nudge_jobs USING btree (kind, run_at) WHERE (status = 'PENDING'::text);
 CREATE INDEX nudge_jobs_leases ON public.nudge_jobs USING btree (lease_expires_at) WHERE (lease_expires_at IS NOT NULL);
 CREATE INDEX nudge_jobs_queue_claimable ON public.nudge_jobs USING btree (queue, priority, run_at, id) WHERE (status = 'PENDING'::text);
@@ -237,7 +239,7 @@ END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.nudge_lock_limited_queues(names text[], wants integer[], share boolean[], slots integer, now_override timestamp with time zone)
- RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, at timestamp with time zone, shared boolean, free bigint, room bigint, recounted boolean, slot integer)
+ RETURNS TABLE(name text, concurrency integer, rate_limit integer, rate_interval_ms integer, key_concurrency integer, running bigint, started bigint, oldest_start double precision, at timestamp with time zone, shared boolean, free bigint, room bigint, share_size integer, recounted boolean, slot integer)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
@@ -283,10 +285,16 @@ BEGIN
   RETURN QUERY
     SELECT s.name, s.concurrency, s.rate_limit, s.rate_interval_ms, s.key_concurrency, s.running,
            s.started, s.oldest_start, locked_at, s.shared, s.free,
-           CASE WHEN s.shared AND s.free < slots::bigint * s.want THEN 0 ELSE s.free END, s.recount, s.slot
+           CASE WHEN NOT s.shared OR s.share_size IS NULL THEN s.free
+                WHEN s.want <= s.share_size AND s.free >= (slots - 1)::bigint * s.share_size + s.want THEN s.free
+                ELSE 0 END,
+           s.share_size, s.recount, s.slot
       FROM (
         SELECT c.*, greatest(0, least(coalesce(c.concurrency - c.running, 2147483647),
-                                      coalesce(c.rate_limit - c.started, 2147483647))) AS free
+                                      coalesce(c.rate_limit - c.started, 2147483647))) AS free,
+               -- least() skips a NULL limit; greatest() would turn none into 1.
+               CASE WHEN c.concurrency IS NOT NULL OR c.rate_limit IS NOT NULL
+                    THEN greatest(1, least(c.concurrency, c.rate_limit) / (slots * slots)) END AS share_size
           FROM (
             SELECT q.name, q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency, b.recount,
                    CASE WHEN q.concurrency IS NULL THEN 0

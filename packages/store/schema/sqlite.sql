@@ -88,8 +88,11 @@ CREATE INDEX nudge_jobs_finished ON nudge_jobs (status, kind, finished_at) WHERE
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON nudge_jobs (kind, idempotency_key)
   WHERE idempotency_key IS NOT NULL;
 
-CREATE INDEX nudge_jobs_keyed_claimable ON nudge_jobs (queue, priority, run_at, id)
+CREATE INDEX nudge_jobs_key_claimable ON nudge_jobs (queue, concurrency_key, priority, run_at, id)
   WHERE status = 'PENDING' AND concurrency_key IS NOT NULL;
+
+CREATE INDEX nudge_jobs_keyless_claimable ON nudge_jobs (queue, priority, run_at, id)
+  WHERE status = 'PENDING' AND concurrency_key IS NULL;
 
 CREATE INDEX nudge_jobs_kind_claimable ON nudge_jobs (kind, run_at) WHERE status = 'PENDING';
 

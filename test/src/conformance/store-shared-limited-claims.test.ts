@@ -1,5 +1,5 @@
-// Claims of a limited queue with room to spare run side by side on PostgreSQL (migration 0014:
-// up to SHARE_SLOTS at once, each taking at most a SHARE_SLOTS-th of the room). However many run
+// Claims of a limited queue with room to spare run side by side on PostgreSQL (migrations 0014
+// and 0018: up to SHARE_SLOTS at once, each taking at most the queue's share size). However many run
 // at once, the queue's running jobs, its starts in a window and the running jobs per key stop
 // exactly at the limits. No job finishes here, so any overshoot stays visible at the end.
 import { describe, it, before, after } from 'node:test';

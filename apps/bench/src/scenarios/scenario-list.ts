@@ -1,4 +1,5 @@
 import type { ScenarioName } from '../cli-options.js';
+import { busyKeyScenario } from './busy-key-scenario.js';
 import { cpuScenario } from './cpu-scenario.js';
 import { drainScenario } from './drain-scenario.js';
 import { enqueueScenario } from './enqueue-scenario.js';
@@ -31,6 +32,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   'flights-3m': flights3mScenario,
   idle: idleScenario,
   'queue-limits': queueLimitsScenario,
+  'busy-key': busyKeyScenario,
 };
 
 /** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */
@@ -43,4 +45,5 @@ export const NUDGE_ONLY_SCENARIOS: ReadonlySet<ScenarioName> = new Set([
   'instances',
   'flights-3m',
   'queue-limits',
+  'busy-key',
 ]);

@@ -1,8 +1,9 @@
 import type { ClaimGroup, ClaimInput } from '../store.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { limitedWant, SHARE_SLOTS, type LimitedLock } from './pg-limited-hint.js';
+import { pgKeyedCandidateCtes } from './pg-keyed-candidate.js';
+import { pgOthersCandidateCtes } from './pg-others-candidate.js';
 import {
-  keyHasRoom,
   limitedQueue,
   pgLimitsCte,
   pgOthersPendingCte,
@@ -19,8 +20,9 @@ import {
 // limits' room), then at most the limit per group. (Rows locked but not kept are unlocked when
 // the statement ends.) A limited queue is claimed only through its own candidate CTE, and only
 // when the statement locked its nudge_queues row first (`limited`, the `limits` CTE): claims of
-// one limited queue run one at a time across the cluster, or side by side while its room is at
-// least SHARE_SLOTS times what each can take (migration 0014), and each counts the running jobs,
+// one limited queue run one at a time across the cluster, or side by side while each takes at most
+// the queue's share size and its room leaves that much for each of the others (migrations 0014 and
+// 0018), and each counts the running jobs,
 // the keys' running jobs and the rate window after the lock (read by functions that take a fresh
 // snapshot after the lock; the statement's own is older). Such a claim dates its starts by the
 // lock's time, so a start is never dated before the previous claim committed. The LIMIT must sit
@@ -33,8 +35,11 @@ import {
 // the planner may then read the table from its start instead): without one, each would walk every
 // due row of other kinds to find none, as a group of idle kinds did in each claim. Paused and
 // limited queues are read by each candidate CTE (an init plan), so a pause or a new limit is
-// obeyed from the next claim on. The batch comes back as one JSON
-// text: the client parses it natively, not row by row.
+// obeyed from the next claim on. With limited queues locked, the candidate of the other queues
+// and that of a limited queue with a key limit read a window of rows in claim order, and look per
+// queue or per key only when the window is full of rows they cannot take (pg-others-candidate.ts,
+// pg-keyed-candidate.ts): held-back rows cost a claim at most the window. The batch comes back as
+// one JSON text: the client parses it natively, not row by row.
 
 /** A claim statement's text and its bound values, built together so that they always agree. */
 export interface BuiltPgClaim {
@@ -58,7 +63,7 @@ const CLOSED_QUEUES = `ARRAY(SELECT name FROM nudge_queues WHERE paused OR ${lim
  * as common as the column's values, so with a single queue (or a few) `queue <> ALL(…)` seems to
  * pass no row, and the plan sorts every due row instead of reading the claim index in order.
  */
-const outside = (names: string): string => `coalesce(j.queue <> ALL(${names}), true)`;
+const outside = (names: string, queue = 'j.queue'): string => `coalesce(${queue} <> ALL(${names}), true)`;
 
 /**
  * The `cuts` CTE: `needed` is false when no cut can drop a row of `offered`: no group read more
@@ -98,7 +103,7 @@ function pgCutsNeededCte(
  * whose limits held back rows: their room was used up, or a row read for them was not kept:
  * counted, the kept rows being some of the rows read), `rates` (each rate-limited queue claimed:
  * `[name, limit, intervalMs, startsInWindow, oldestStartMs]`, before this claim), `frees` (each
- * locked queue: `[name, free, shared, room]`, see migration 0014) and `now_ms` (the database
+ * locked queue: `[name, free, shared, room, shareSize]`, see migrations 0014 and 0018) and `now_ms` (the database
  * clock, epoch ms).
  */
 export function buildPgClaim(
@@ -135,8 +140,6 @@ export function buildPgClaim(
         ]
       : [];
   const clock = limited.length > 0 ? LOCKED_NOW : PLAIN_NOW;
-  // With limited queues locked, the candidate of the other queues runs only when one has a pending row.
-  const othersGate = limited.length > 0 ? 'AND (SELECT found FROM others)' : '';
   // Whether group `g` has a due row of its kinds: probed once per group, read by each of its candidates.
   const due = (g: number, kinds: string): void => {
     ctes.push(`due${g} AS (
@@ -145,8 +148,8 @@ export function buildPgClaim(
            ORDER BY d.kind, d.run_at LIMIT 1) AS found
 )`);
   };
-  const candidate = (name: string, g: number, kinds: string, filter: string, limit: string): void => {
-    ctes.push(`${name} AS (
+  const candidateCte = (name: string, g: number, kinds: string, filter: string, limit: string): string =>
+    `${name} AS (
   SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key FROM nudge_jobs AS j
    WHERE j.status = 'PENDING' AND j.run_at <= ${clock} AND j.kind = ANY(${kinds}::text[])
      ${filter}
@@ -154,7 +157,9 @@ export function buildPgClaim(
    ORDER BY ${CLAIM_ORDER}
    LIMIT ${limit}
    FOR UPDATE SKIP LOCKED
-)`);
+)`;
+  const candidate = (name: string, g: number, kinds: string, filter: string, limit: string): void => {
+    ctes.push(candidateCte(name, g, kinds, filter, limit));
   };
   const offered: string[] = [];
   groups.forEach((group, g) => {
@@ -162,24 +167,37 @@ export function buildPgClaim(
     const limit = bind(group.limit);
     const groupQueues = group.queues === undefined ? '' : `AND j.queue = ANY(${bind(group.queues)}::text[])`;
     due(g, kinds);
-    const notApart = apart.length === 0 ? '' : `AND ${outside(bind(apart) + '::text[]')}`;
-    candidate(
-      `g${g}`,
-      g,
-      kinds,
-      `${groupQueues} ${notApart} ${othersGate} AND ${outside(CLOSED_QUEUES)}`,
-      limit,
-    );
+    const apartParam = apart.length === 0 ? undefined : bind(apart);
+    const notApart = apartParam === undefined ? '' : `AND ${outside(apartParam + '::text[]')}`;
+    if (limited.length === 0)
+      candidate(`g${g}`, g, kinds, `${groupQueues} ${notApart} AND ${outside(CLOSED_QUEUES)}`, limit);
+    else
+      ctes.push(
+        ...pgOthersCandidateCtes(
+          {
+            name: `g${g}`,
+            kinds,
+            groupQueues,
+            clock,
+            // It runs only when one of the other queues has a pending row.
+            gate: `(SELECT found FROM others) AND (SELECT found FROM due${g})`,
+            open: (queue) =>
+              `${outside(CLOSED_QUEUES, queue)}${apartParam === undefined ? '' : ` AND ${outside(apartParam + '::text[]', queue)}`}`,
+            limit,
+          },
+          (name, filter) => candidateCte(name, g, kinds, filter, limit),
+        ),
+      );
     offered.push(`SELECT ${g} AS g, * FROM g${g}`);
     own.forEach((queue, q) => {
       const isLimited = limited.includes(queue);
       const name = bind(queue);
       const cap = instanceCaps.get(queue);
       const most = cap === undefined ? group.limit : Math.min(cap, group.limit);
+      const keyLimit = `(SELECT key_concurrency FROM limits WHERE name = ${name}::text)`;
+      // A limited queue with a key limit is read by its keyed candidate (pg-keyed-candidate.ts).
       const filter = isLimited
-        ? `AND j.queue = ${name}::text ${groupQueues} AND (j.concurrency_key IS NULL
-             OR (SELECT key_concurrency FROM limits WHERE name = ${name}::text) IS NULL
-             OR ${keyHasRoom('j', `(SELECT key_concurrency FROM limits WHERE name = ${name}::text)`)})`
+        ? `AND j.queue = ${name}::text ${groupQueues} AND ${keyLimit} IS NULL`
         : `AND j.queue = ${name}::text AND ${outside(CLOSED_QUEUES)}`;
       // A limited queue no longer limited (or paused) has no row in `limits`: room 0 claims nothing.
       // With a key limit, rows past the room are read too: some of them may share a key and be dropped.
@@ -190,6 +208,23 @@ export function buildPgClaim(
         : mostParam;
       candidate(`g${g}q${q}`, g, kinds, filter, rows);
       offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}`);
+      if (!isLimited) return;
+      ctes.push(
+        ...pgKeyedCandidateCtes(
+          {
+            name: `g${g}q${q}k`,
+            queue: name,
+            kinds,
+            groupQueues,
+            clock,
+            due: `(SELECT found FROM due${g})`,
+            rows,
+            keyLimit,
+          },
+          (cteName, filter, most) => candidateCte(cteName, g, kinds, filter, most),
+        ),
+      );
+      offered.push(`SELECT ${g} AS g, * FROM g${g}q${q}k`);
     });
   });
   let kept: string;
@@ -278,7 +313,7 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, atte
        } AS rates,
        ${
          limited.length > 0
-           ? '(SELECT json_agg(json_build_array(name, free, shared, room)) FROM limits)::text'
+           ? '(SELECT json_agg(json_build_array(name, free, shared, room, share_size)) FROM limits)::text'
            : 'NULL::text'
        } AS frees,
        (extract(epoch FROM ${clock}) * 1000)::float8 AS now_ms`;

@@ -12,10 +12,11 @@ import { limitedWant, type LimitedLock, type LimitedQueueHint } from './pg-limit
 type ClaimTuple = [number, number, string, string, number, string, number, number[] | null];
 
 /**
- * A locked queue as a claim found it: `[name, free, shared, room]`: how many more of its jobs may
- * start (at least), whether the claim shared the queue, and how many it was allowed to take.
+ * A locked queue as a claim found it: `[name, free, shared, room, shareSize]`: how many more of its
+ * jobs may start (at least), whether the claim shared the queue, how many it was allowed to take,
+ * and the most a claim may take while it shares the queue (`null`: no such bound; migration 0018).
  */
-type FreeRow = [string, number, boolean, number];
+type FreeRow = [string, number, boolean, number, number | null];
 
 interface ClaimRow {
   jobs: string;
@@ -138,8 +139,8 @@ export async function pgClaim(
     for (const queue of row.held) held.add(queue);
     hint.set(kinds, row.ready);
     let refused = false;
-    for (const [queue, free, shared, room] of JSON.parse(row.frees ?? '[]') as FreeRow[]) {
-      hint.setRoom(queue, free, limitedWant(request, groups, queue));
+    for (const [queue, free, shared, room, shareSize] of JSON.parse(row.frees ?? '[]') as FreeRow[]) {
+      hint.setRoom(queue, free, limitedWant(request, groups, queue), shareSize);
       refused ||= shared && room === 0;
     }
     const fresh = row.ready.some((queue) => !limited.some((lock) => lock.name === queue));

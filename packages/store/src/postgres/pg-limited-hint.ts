@@ -1,9 +1,10 @@
 import type { ClaimGroup, ClaimInput } from '../store.js';
 
 /**
- * How many claims of one limited queue may run side by side (see migration 0014,
+ * How many claims of one limited queue may run side by side (see migrations 0014 and 0018,
  * `nudge_lock_limited_queues`): each takes one of this many advisory-lock slots, and may share
- * the queue only while its room is at least this many times the rows it could take.
+ * the queue only when it takes at most the queue's share size (its least limit over this number
+ * squared) and its room leaves that much for each of the others besides what it takes.
  */
 export const SHARE_SLOTS = 4;
 
@@ -27,8 +28,9 @@ export function limitedWant(input: ClaimInput, groups: readonly ClaimGroup[], qu
 /**
  * What a PostgreSQL store remembers between claims of limited queues: which queues its last
  * claim of the same kinds saw ready (to lock next time: a pass for other kinds, which finds none
- * of its jobs there, then locks nothing), and which had room to spare (at least twice the
- * {@link SHARE_SLOTS} times what a claim takes, so the next claim asks to share them). Only a
+ * of its jobs there, then locks nothing), and which had room to spare (a claim takes at most the
+ * queue's share size, and the room is at least twice what a shared claim needs to see, so the
+ * next claim asks to share them). Only a
  * guess of what to ask for: the limits themselves are read and enforced by every claim.
  */
 export class LimitedQueueHint {
@@ -46,9 +48,14 @@ export class LimitedQueueHint {
     else this.#queues.set(kinds, queues);
   }
 
-  /** Records the room a claim found in `queue` (`free`, before its own starts), for a claim that takes up to `want`. */
-  setRoom(queue: string, free: number, want: number): void {
-    if (free >= 2 * SHARE_SLOTS * want) this.#spare.add(queue);
+  /**
+   * Records the room a claim found in `queue` (`free`, before its own starts), for a claim that
+   * takes up to `want`, and the queue's share size (`null`: no concurrency or rate limit).
+   */
+  setRoom(queue: string, free: number, want: number, shareSize: number | null): void {
+    const spare =
+      shareSize === null || (want <= shareSize && free >= 2 * ((SHARE_SLOTS - 1) * shareSize + want));
+    if (spare) this.#spare.add(queue);
     else this.#spare.delete(queue);
   }
 }

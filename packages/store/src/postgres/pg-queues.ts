@@ -52,10 +52,14 @@ SELECT coalesce(q.name, c.queue) AS name, coalesce(q.paused, false) AS paused, q
   FROM (SELECT * FROM nudge_queues WHERE $1::text IS NULL OR name = $1) AS q FULL JOIN counts AS c ON c.queue = q.name
  ORDER BY 1`;
 
-// A limit the patch leaves out keeps its value: `$n::boolean` says whether the patch sets it.
+// A limit the patch leaves out keeps its value: `$n::boolean` says whether the patch sets it. The
+// row is locked FOR UPDATE first (the upsert alone would lock it FOR NO KEY UPDATE): claims that
+// share the queue hold it FOR KEY SHARE, and each bounds what the others in flight take by the
+// share size the limits give (migration 0018), so the limits must not change under them.
 const SET_LIMITS = `
+WITH locked AS (SELECT name FROM nudge_queues WHERE name = $1::text FOR UPDATE)
 INSERT INTO nudge_queues AS q (name, concurrency, rate_limit, rate_interval_ms, key_concurrency, updated_at)
-VALUES ($1, $3, $5, $6, $8, now())
+SELECT $1::text, $3::int, $5::int, $6::int, $8::int, now() FROM (SELECT count(*) FROM locked) AS l
 ON CONFLICT (name) DO UPDATE SET
   concurrency = CASE WHEN $2::boolean THEN excluded.concurrency ELSE q.concurrency END,
   rate_limit = CASE WHEN $4::boolean THEN excluded.rate_limit ELSE q.rate_limit END,

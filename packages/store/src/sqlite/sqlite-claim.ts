@@ -3,6 +3,7 @@ import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.
 import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
+import { prepareWindowProbes, sqliteKeyedByKey, sqliteOthersByQueue } from './sqlite-claim-windows.js';
 import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
@@ -41,6 +42,8 @@ export interface SqliteLimitedQueue {
   /** How many more of its jobs may start now, cluster-wide. */
   readonly room: number;
   readonly keyConcurrency: number | null;
+  /** With a key limit: the keys at it (a JSON array), and whether to read the queue per key (see sqlite-claim-windows.ts). */
+  readonly keys?: { readonly full: string; readonly byKey: boolean };
 }
 
 const CLAIM_ORDER = 'priority, run_at, id';
@@ -50,13 +53,15 @@ const CLAIM_ORDER = 'priority, run_at, id';
  * the database clock), `@workerId`, `@leaseMs`, then `@p1`, `@p2` … for each group's kinds and
  * queues (JSON arrays) and limits, and the capped and limited queues' limits, in order.
  * `othersPending` false leaves out the candidates of queues neither capped nor limited: the caller
- * found no pending row in them (see `SQLITE_OTHERS_PENDING`).
+ * found no pending row in them (see `SQLITE_OTHERS_PENDING`); `othersByQueue` reads them per
+ * queue (see sqlite-claim-windows.ts).
  */
 export function buildSqliteClaim(
   input: ClaimInput,
   groups: readonly ClaimGroup[],
   limited: readonly SqliteLimitedQueue[] = [],
   othersPending = true,
+  othersByQueue = false,
 ): BuiltClaim {
   const params: Record<string, unknown> = {
     now: toSqliteTime(input.now),
@@ -77,34 +82,46 @@ export function buildSqliteClaim(
   ].filter((queue) => (limits.get(queue)?.room ?? 1) > 0);
   const apart = [...new Set([...capEntries.map(([queue]) => queue), ...limits.keys()])];
   // Without a due row of its kinds, a candidate's LIMIT is 0 and it reads nothing (see above).
+  const gated = (kinds: string, limit: string): string =>
+    `CASE WHEN EXISTS (SELECT 1 FROM nudge_jobs AS d INDEXED BY nudge_jobs_kind_claimable
+                        WHERE d.status = 'PENDING' AND d.kind IN (SELECT value FROM json_each(${kinds}))
+                          AND d.run_at <= ${SQLITE_NOW})
+          THEN ${limit} ELSE 0 END`;
+  const select = (g: number, inner: string): string =>
+    `SELECT ${g} AS g, id, queue, priority, run_at, concurrency_key FROM (${inner})`;
   const candidate = (g: number, kinds: string, filter: string, limit: string): string =>
-    `SELECT ${g} AS g, id, queue, priority, run_at, concurrency_key FROM (
-       SELECT id, queue, priority, run_at, concurrency_key FROM nudge_jobs AS j
+    select(
+      g,
+      `SELECT id, queue, priority, run_at, concurrency_key FROM nudge_jobs AS j
         WHERE status = 'PENDING' AND run_at <= ${SQLITE_NOW}
           AND +kind IN (SELECT value FROM json_each(${kinds}))
           ${filter} AND queue NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)
         ORDER BY ${CLAIM_ORDER}
-        LIMIT CASE WHEN EXISTS (SELECT 1 FROM nudge_jobs AS d INDEXED BY nudge_jobs_kind_claimable
-                                 WHERE d.status = 'PENDING' AND d.kind IN (SELECT value FROM json_each(${kinds}))
-                                   AND d.run_at <= ${SQLITE_NOW})
-                   THEN ${limit} ELSE 0 END)`;
+        LIMIT ${gated(kinds, limit)}`,
+    );
   const offered: string[] = [];
   // Candidate selects per group: a group with several may read more than its limit in all.
   const candidates = groups.map(() => 0);
   groups.forEach((group, g) => {
     const kinds = bind(JSON.stringify(group.kinds));
-    const groupQueues =
-      group.queues === undefined
+    const groupQueuesJson = group.queues === undefined ? undefined : bind(JSON.stringify(group.queues));
+    const apartJson = apart.length === 0 ? undefined : bind(JSON.stringify(apart));
+    const inQueues = (queue: string): string =>
+      groupQueuesJson === undefined
         ? ''
-        : `AND queue IN (SELECT value FROM json_each(${bind(JSON.stringify(group.queues))}))`;
-    const notApart =
-      apart.length === 0
-        ? ''
-        : `AND queue NOT IN (SELECT value FROM json_each(${bind(JSON.stringify(apart))}))`;
+        : `AND ${queue} IN (SELECT value FROM json_each(${groupQueuesJson}))`;
+    const groupQueues = inQueues('queue');
+    const notApart = (queue: string): string =>
+      apartJson === undefined ? '' : `AND ${queue} NOT IN (SELECT value FROM json_each(${apartJson}))`;
     // Without a pending row outside the capped and limited queues, this candidate would read every
     // pending row of theirs in claim order to find none.
-    if (othersPending || apart.length === 0) {
-      offered.push(candidate(g, kinds, `${groupQueues} ${notApart}`, bind(group.limit)));
+    if (othersByQueue && apart.length > 0) {
+      const open = (queue: string): string =>
+        `${inQueues(queue)} ${notApart(queue)} AND ${queue} NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)`;
+      offered.push(select(g, sqliteOthersByQueue(kinds, open, gated(kinds, bind(group.limit)))));
+      candidates[g] = (candidates[g] ?? 0) + 1;
+    } else if (othersPending || apart.length === 0) {
+      offered.push(candidate(g, kinds, `${groupQueues} ${notApart('queue')}`, bind(group.limit)));
       candidates[g] = (candidates[g] ?? 0) + 1;
     }
     for (const queue of own) {
@@ -116,9 +133,24 @@ export function buildSqliteClaim(
       const keyFilter =
         limit?.keyConcurrency == null
           ? ''
-          : `AND (j.concurrency_key IS NULL OR (SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
-                   AND k.queue = j.queue AND k.concurrency_key = j.concurrency_key) < ${bind(limit.keyConcurrency)})`;
-      const filter = `AND queue = ${bind(queue)} ${limit === undefined ? '' : groupQueues} ${keyFilter}`;
+          : `AND (j.concurrency_key IS NULL OR (${limit.keys === undefined ? '' : `j.concurrency_key NOT IN (SELECT value FROM json_each(${bind(limit.keys.full)})) AND `}(SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
+                   AND k.queue = j.queue AND k.concurrency_key = j.concurrency_key) < ${bind(limit.keyConcurrency)}))`;
+      const queueParam = bind(queue);
+      // A group that does not serve this limited queue has nothing to read in it.
+      if (limit !== undefined && group.queues !== undefined && !group.queues.includes(queue)) continue;
+      if (limit?.keyConcurrency != null && limit.keys?.byKey === true) {
+        const inner = sqliteKeyedByKey(
+          kinds,
+          queueParam,
+          bind(limit.keys.full),
+          gated(kinds, bind(most)),
+          bind(Math.min(most, limit.keyConcurrency)),
+        );
+        offered.push(select(g, inner));
+        candidates[g] = (candidates[g] ?? 0) + 1;
+        continue;
+      }
+      const filter = `AND queue = ${queueParam} ${limit === undefined ? '' : groupQueues} ${keyFilter}`;
       offered.push(candidate(g, kinds, filter, bind(most)));
       candidates[g] = (candidates[g] ?? 0) + 1;
     }
@@ -205,6 +237,7 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
   type Probe = Database.Statement<{ now: string | null; queue: string; kinds: string }, { found: number }>;
   const duePending: Probe = db.prepare(SQLITE_DUE_PENDING);
   const dueKeyed: Probe = db.prepare(SQLITE_DUE_KEYED);
+  const windows = prepareWindowProbes(db);
   const claim = db.transaction((input: ClaimInput): { rows: ClaimRow[]; limited?: LimitedClaim } => {
     const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
     if (groups.length === 0) return { rows: [] };
@@ -213,19 +246,24 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     // A key limit binds only rows with a key: with none due of these kinds, the claim needs
     // neither the key filter nor the key cut (both sort or count per row).
     const kinds = JSON.stringify([...new Set(groups.flatMap((group) => group.kinds))]);
-    const limited = limits.map((row) => ({
-      name: row.name,
-      room: row.room,
-      keyConcurrency:
-        row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1
-          ? row.key_concurrency
-          : null,
-    }));
+    const limited = limits.map((row): SqliteLimitedQueue => {
+      const keyed =
+        row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1;
+      if (!keyed || row.key_concurrency === null)
+        return { name: row.name, room: row.room, keyConcurrency: null };
+      const keys = windows.keys({ now, queue: row.name, keyLimit: row.key_concurrency, kinds });
+      return { name: row.name, room: row.room, keyConcurrency: row.key_concurrency, keys };
+    });
     const apart = [
       ...new Set([...Object.keys(input.queueLimits ?? {}), ...limited.map((queue) => queue.name)]),
     ];
-    const others = apart.length === 0 || othersPending.get({ apart: JSON.stringify(apart) })?.found === 1;
-    const { text, params } = buildSqliteClaim(input, groups, limited, others);
+    const apartJson = JSON.stringify(apart);
+    const others = apart.length === 0 || othersPending.get({ apart: apartJson })?.found === 1;
+    const byQueue =
+      others &&
+      limited.length > 0 &&
+      windows.othersByQueue({ now, kinds, served: servedJson(input, groups), apart: apartJson });
+    const { text, params } = buildSqliteClaim(input, groups, limited, others, byQueue);
     let statement = statements.get(text);
     if (!statement) {
       statement = db.prepare<Record<string, unknown>, ClaimRow>(text);

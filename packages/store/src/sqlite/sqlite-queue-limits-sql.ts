@@ -84,12 +84,12 @@ SELECT EXISTS (
 
 /**
  * Whether queue `@queue` has a due pending row with a concurrency key, of one of `@kinds` (a JSON
- * array): a walk of `nudge_jobs_keyed_claimable` (migration 0014), which holds only such rows.
+ * array): a walk of `nudge_jobs_key_claimable` (migration 0018), which holds only such rows.
  * Answers `found` 1 or 0.
  */
 export const SQLITE_DUE_KEYED = `
 SELECT EXISTS (
-  SELECT 1 FROM nudge_jobs INDEXED BY nudge_jobs_keyed_claimable
+  SELECT 1 FROM nudge_jobs INDEXED BY nudge_jobs_key_claimable
    WHERE status = 'PENDING' AND concurrency_key IS NOT NULL AND queue = @queue AND run_at <= ${SQLITE_NOW}
      AND kind IN (SELECT value FROM json_each(@kinds))
 ) AS found`;

@@ -8,14 +8,18 @@ const JOBS: Record<ChaosSize, number> = { test: 1_500, ci: 4_000, full: 15_000 }
 const QUEUE = 'bulk';
 const CONCURRENCY = 200;
 const RATE = { limit: 600, intervalMs: 1_000 };
-/** Async slots per instance: three instances could run 240 of the queue's jobs at once. */
-const SLOTS = 80;
+/**
+ * Async slots per instance, of different sizes, so claims that share the queue want different
+ * amounts (a claim takes up to its instance's free slots): together 217 of the queue's jobs at once.
+ */
+const SLOTS: Record<string, number> = { a: 120, b: 90, c: 7 };
 
 /**
  * Scenario 18: three instances drain a queue whose limits leave room to spare for much of the
- * run, so claims share the queue (on PostgreSQL: up to 4 side by side while the room is at least
- * 4 times what each claim may take, here up to an instance's free slots): a concurrency of 200
- * against 3 × 80 slots, and 600 starts a second of 100–500 ms jobs (about 180 running). The
+ * run, so claims share the queue (on PostgreSQL: up to 4 side by side while each takes at most the
+ * queue's share size, 200 / 16, and the room leaves that much for each of the others; here a claim
+ * may take up to its instance's free slots, and the instances differ): a concurrency of 200
+ * against 120 + 90 + 7 slots, and 600 starts a second of 100–500 ms jobs (about 180 running). The
  * limits bind as the instances ramp up and as each rate window fills. Twice during the run a
  * random instance is SIGKILLed (a claim in flight dies with its connection) and restarted. The
  * audit trigger must show at most 200 of the queue's jobs RUNNING at every step and at most 600
@@ -31,14 +35,14 @@ export const sharedLimits: Scenario = {
         scenario: 18,
         title: sharedLimits.title,
         timers: { leaseMs: 2_000, sweepIntervalMs: 500, pollIntervalMs: 500 },
-        env: { NUDGE_ASYNC_CONCURRENCY: String(SLOTS) },
         drainTimeoutMs: 120_000,
       },
       dialect,
       async (cluster) => {
         await cluster.store.setQueueLimits(QUEUE, { concurrency: CONCURRENCY, rateLimit: RATE });
-        const names = ['a', 'b', 'c'];
-        await Promise.all(names.map((name) => cluster.start(name)));
+        const names = Object.keys(SLOTS);
+        const start = (name: string) => cluster.start(name, { NUDGE_ASYNC_CONCURRENCY: String(SLOTS[name]) });
+        await Promise.all(names.map(start));
         const count = JOBS[size];
         const accepted = await cluster.enqueue(
           Array.from({ length: count }, () => ({
@@ -54,7 +58,7 @@ export const sharedLimits: Scenario = {
           await delay(runMs / 3);
           const name = names[randomInt(0, 2)]!;
           await cluster.kill(name);
-          await cluster.start(name);
+          await start(name);
         }
         await cluster.mustDrain(runMs + 60_000);
         const rows = await rawQuery<{ id: number | string }>(
