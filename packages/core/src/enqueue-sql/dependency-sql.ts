@@ -5,7 +5,7 @@ import { returningList, type Returning } from './returned-row.js';
 import { sqliteTime, sqliteTimePlus } from './sqlite-clock.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
-/** A dependency's row as {@link lockDependencies} returns it. */
+/** A dependency's row as {@link readDependencies} and {@link lockWaitedOn} return it. */
 export interface DependencyStatusRow {
   readonly id: number | string | bigint;
   readonly status: JobStatus;
@@ -20,27 +20,117 @@ export type DependentStart =
   { readonly status: 'WAITING' | 'READY' } | { readonly status: 'CANCELLED'; readonly lastError: string };
 
 /**
- * Marks the dependencies `ids` as having dependents and returns their id and status, locking each
- * row until the transaction ends. Invariant: a dependency cannot finish between this read and
- * the commit of the dependent (on PostgreSQL the rows are locked in id order, `FOR NO KEY
- * UPDATE`, which a status change waits for; SQLite has one writer), so a dependency finished
- * before is seen finished here, and one finishing after sees the dependent's edges.
+ * `ids` as the text of a PostgreSQL `bigint[]`, a string every driver binds alike (the store's
+ * `pg` and whatever a caller's Kysely runs on).
  */
-export function lockDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
-  const json = JSON.stringify(ids);
-  if (dialect === 'postgres') {
-    return {
-      sql:
-        'UPDATE nudge_jobs SET has_dependents = true WHERE id IN (' +
-        'SELECT id FROM nudge_jobs WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text($1::jsonb)) ' +
-        'ORDER BY id FOR NO KEY UPDATE) RETURNING id, status',
-      params: [json],
-    };
+export const pgIdArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
+
+/**
+ * Reads the id and status of the dependencies `ids`: one primary-key probe each, whatever the
+ * table's size. On PostgreSQL the rows are locked `FOR KEY SHARE` until the transaction ends,
+ * which only a delete waits on (retention cannot remove a dependency the batch is reading), not an
+ * outcome, a heartbeat or a cancel. A dependency finishing after this read is caught by
+ * {@link lockWaitedOn} at the end of the batch. The pkey scan of `= ANY` returns rows in id order,
+ * so the lock order needs no sort (the store's connections price sorts out).
+ */
+export function readDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
+  return dialect === 'postgres'
+    ? {
+        sql: 'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE',
+        params: [pgIdArray(ids)],
+      }
+    : {
+        sql: 'SELECT id, status FROM nudge_jobs WHERE id IN (SELECT value FROM json_each(?))',
+        params: [JSON.stringify(ids)],
+      };
+}
+
+/**
+ * Sets `has_dependents` on those of `ids` where it is still false, so a dependency's row is
+ * written once in its life, not once per dependent. In id order on PostgreSQL; it runs before
+ * {@link lockWaitedOn}, so a transaction never upgrades a share lock it holds (two enqueues doing
+ * that on one row would deadlock).
+ */
+export function markDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
+  return dialect === 'postgres'
+    ? {
+        sql: 'UPDATE nudge_jobs SET has_dependents = true WHERE id = ANY($1::bigint[]) AND NOT has_dependents',
+        params: [pgIdArray(ids)],
+      }
+    : {
+        sql:
+          'UPDATE nudge_jobs SET has_dependents = 1 ' +
+          'WHERE id IN (SELECT value FROM json_each(?)) AND has_dependents = 0 RETURNING id',
+        params: [JSON.stringify(ids)],
+      };
+}
+
+/**
+ * The last read of a batch: the status of the dependencies `ids` of its `WAITING` jobs, locked
+ * `FOR SHARE` in id order on PostgreSQL until the commit that follows. Invariant: a dependency
+ * finished before this read is seen finished here (the read waits for a finishing transaction to
+ * commit), and one finishing after it waits for the commit, then sees the edges. Taken last, the
+ * lock holds an outcome, heartbeat or cancel of the dependency only while the batch commits.
+ * SQLite has one writer, so its read sees what the batch's first read saw.
+ */
+export function lockWaitedOn(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
+  return dialect === 'postgres'
+    ? {
+        sql: 'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE',
+        params: [pgIdArray(ids)],
+      }
+    : readDependencies(dialect, ids);
+}
+
+/**
+ * The statements that start a job inserted `WAITING` whose dependencies finished before
+ * {@link lockWaitedOn} read them (a finisher that committed while the batch ran): `READY` makes it
+ * `PENDING` (`SCHEDULED` while its run_at is ahead) and forgets its edges, waking workers on
+ * PostgreSQL; `CANCELLED` cancels it, and the dependency trigger forgets its edges and cancels
+ * its own dependents. A job no longer `WAITING` is left alone.
+ */
+export function startWaitingJob(
+  dialect: SqlDialect,
+  jobId: number,
+  start: Exclude<DependentStart, { status: 'WAITING' }>,
+): SqlQuery[] {
+  const pg = dialect === 'postgres';
+  if (start.status === 'CANCELLED') {
+    return [
+      {
+        sql: pg
+          ? `UPDATE nudge_jobs SET status = 'CANCELLED', finished_at = now(), last_error = $2 WHERE id = $1 AND status = 'WAITING'`
+          : `UPDATE nudge_jobs SET status = 'CANCELLED', finished_at = ${sqliteTime()}, last_error = ? WHERE id = ? AND status = 'WAITING' RETURNING id`,
+        params: pg ? [jobId, start.lastError] : [start.lastError, jobId],
+      },
+    ];
   }
-  return {
-    sql: 'UPDATE nudge_jobs SET has_dependents = 1 WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, status',
-    params: [json],
-  };
+  if (pg) {
+    return [
+      {
+        sql:
+          `WITH started AS (UPDATE nudge_jobs SET status = CASE WHEN run_at > now() THEN 'SCHEDULED' ELSE 'PENDING' END ` +
+          `WHERE id = $1 AND status = 'WAITING' RETURNING id, status), ` +
+          'forgotten AS (DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM started)) ' +
+          `SELECT pg_notify('nudge_jobs', '') FROM started WHERE status = 'PENDING'`,
+        params: [jobId],
+      },
+    ];
+  }
+  return [
+    {
+      sql:
+        `DELETE FROM nudge_job_dependencies WHERE job_id = ? ` +
+        `AND EXISTS (SELECT 1 FROM nudge_jobs WHERE id = ? AND status = 'WAITING') RETURNING job_id`,
+      params: [jobId, jobId],
+    },
+    {
+      sql:
+        `UPDATE nudge_jobs SET status = CASE WHEN run_at > ${sqliteTime()} THEN 'SCHEDULED' ELSE 'PENDING' END ` +
+        `WHERE id = ? AND status = 'WAITING' RETURNING id`,
+      params: [jobId],
+    },
+  ];
 }
 
 /**

@@ -3,13 +3,14 @@ import {
   dependentStart,
   insertDependencyEdges,
   insertDependentJob,
-  lockDependencies,
+  readDependencies,
   type DependencyStatusRow,
 } from './dependency-sql.js';
 import { dedupeSteps, isDeduped } from './dedupe-steps.js';
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
+import { settleWaiting, type WaitingJob } from './settle-waiting.js';
 import { sqliteInsertJobs, sqliteParamCount } from './sqlite-insert-jobs.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
@@ -156,9 +157,11 @@ function resolveDependencies(
  * from them existed already (or repeats an earlier job of the batch) and is read back. A throttled
  * or debounced job takes its own statements in its place in the batch (`dedupeSteps`). Driver-free:
  * the store and the client each run the statements in one transaction, so a batch is all or
- * nothing. A job with `dependsOn` is inserted on its own: its dependencies are locked and read
- * ({@link lockDependencies}), it is inserted `WAITING`, `CANCELLED` or as any other job
- * ({@link dependentStart}), and a `WAITING` job's edges are recorded.
+ * nothing. A job with `dependsOn` is inserted on its own: its dependencies are read (once per
+ * batch, {@link readDependencies}), it is inserted `WAITING`, `CANCELLED` or as any other job
+ * ({@link dependentStart}), and a `WAITING` job's edges are recorded. The batch ends with
+ * {@link settleWaiting}: the dependencies of its `WAITING` jobs are marked and locked, and a job
+ * whose dependencies finished meanwhile is started.
  * @param missingDependency - what a dependency id that names no job does ({@link MissingDependency})
  * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job (with `'refuse'`);
  *   `INVALID_REQUEST` when `{ index }` is not an earlier job of the batch
@@ -174,6 +177,10 @@ export function* enqueuePlan<Row extends ReturnedRow>(
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
   const missing: Array<{ index: number; kind: string; key: string }> = [];
+  // Dependencies read so far (null: no such job); a later read would see nothing newer that
+  // matters, as settleWaiting reads them again under a lock.
+  const statuses = new Map<number, DependencyStatusRow | null>();
+  const waitingJobs: WaitingJob[] = [];
   // Keyed jobs that conflicted are read back before a later job refers to them by index.
   function* readBack(): Generator<SqlQuery, void, readonly Row[]> {
     const existing = new Map<string, Row>();
@@ -207,7 +214,13 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       if (missing.length > 0) yield* readBack();
       const ids = results.map((result) => (result === undefined ? undefined : Number(result.row.id)));
       dependencies = resolveDependencies(first, start, ids);
-      const found = (yield lockDependencies(dialect, dependencies)) as unknown as DependencyStatusRow[];
+      const unread = dependencies.filter((id) => !statuses.has(id));
+      if (unread.length > 0) {
+        const read = (yield readDependencies(dialect, unread)) as unknown as DependencyStatusRow[];
+        for (const id of unread) statuses.set(id, null);
+        for (const row of read) statuses.set(Number(row.id), row);
+      }
+      const found = dependencies.flatMap((id) => statuses.get(id) ?? []);
       const known = new Set(found.map((row) => Number(row.id)));
       const unknown = dependencies.filter((id) => !known.has(id));
       if (unknown.length > 0 && missingDependency === 'refuse') {
@@ -233,7 +246,10 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       if (row && row.kind === job.kind && (row.ikey ?? undefined) === key) {
         results[index] = { row, created: true };
         next += 1;
-        if (waiting) yield insertDependencyEdges(dialect, Number(row.id), edges);
+        if (waiting) {
+          yield insertDependencyEdges(dialect, Number(row.id), edges);
+          waitingJobs.push({ id: Number(row.id), edges, mode: job.onDependencyFailure ?? 'cancel' });
+        }
       } else if (key !== undefined) {
         missing.push({ index, kind: job.kind, key });
       } else {
@@ -242,5 +258,12 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     }
   }
   yield* readBack();
+  const started = yield* settleWaiting<Row>(dialect, waitingJobs, returning);
+  if (started.size > 0) {
+    for (const [index, result] of results.entries()) {
+      const row = result && started.get(Number(result.row.id));
+      if (result && row) results[index] = { ...result, row };
+    }
+  }
   return results as Array<PlannedJob<Row>>;
 }
