@@ -5,6 +5,7 @@ import {
   insertDependentJob,
   readDependencies,
   type DependencyStatusRow,
+  type JobEdges,
 } from './dependency-sql.js';
 import { dedupeSteps, isDeduped } from './dedupe-steps.js';
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
@@ -21,6 +22,8 @@ import type { SqlDialect, SqlQuery } from './sql-query.js';
 const MAX_PARAMS = 30_000;
 /** Rows per INSERT at most, however few columns they have. */
 const MAX_ROWS = 1000;
+/** Edges per statement that records them, at most (one job's edges are never split). */
+const MAX_EDGES = 1_000_000;
 /** `(kind, key)` pairs per read-back of existing jobs. */
 const MAX_KEYS_PER_READ = 500;
 
@@ -181,6 +184,14 @@ export function* enqueuePlan<Row extends ReturnedRow>(
   // matters, as settleWaiting reads them again under a lock.
   const statuses = new Map<number, DependencyStatusRow | null>();
   const waitingJobs: WaitingJob[] = [];
+  // Edges not yet written: they are written together, before anything that could finish a job.
+  let unwritten: JobEdges[] = [];
+  let unwrittenCount = 0;
+  function* writeEdges(): Generator<SqlQuery, void, readonly Row[]> {
+    if (unwritten.length > 0) yield insertDependencyEdges(dialect, unwritten);
+    unwritten = [];
+    unwrittenCount = 0;
+  }
   // Keyed jobs that conflicted are read back before a later job refers to them by index.
   function* readBack(): Generator<SqlQuery, void, readonly Row[]> {
     const existing = new Map<string, Row>();
@@ -202,6 +213,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     const slice = jobs.slice(start, end);
     const [single] = slice;
     if (single !== undefined && isDeduped(single)) {
+      yield* writeEdges();
       results[start] = yield* dedupeSteps<Row>(dialect, single, returning);
       continue;
     }
@@ -247,7 +259,9 @@ export function* enqueuePlan<Row extends ReturnedRow>(
         results[index] = { row, created: true };
         next += 1;
         if (waiting) {
-          yield insertDependencyEdges(dialect, Number(row.id), edges);
+          if (unwrittenCount + edges.length > MAX_EDGES) yield* writeEdges();
+          unwritten.push({ jobId: Number(row.id), ids: edges });
+          unwrittenCount += edges.length;
           waitingJobs.push({ id: Number(row.id), edges, mode: job.onDependencyFailure ?? 'cancel' });
         }
       } else if (key !== undefined) {
@@ -258,6 +272,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     }
   }
   yield* readBack();
+  yield* writeEdges();
   const started = yield* settleWaiting<Row>(dialect, waitingJobs, returning);
   if (started.size > 0) {
     for (const [index, result] of results.entries()) {
