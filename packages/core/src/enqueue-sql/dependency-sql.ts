@@ -66,7 +66,8 @@ export function markDependencies(dialect: SqlDialect, ids: readonly number[]): S
 }
 
 /**
- * The last read of a batch: the status of the dependencies `ids` of its `WAITING` jobs, locked
+ * The last read of a batch: the status of the dependencies `ids` of its `WAITING` jobs that its
+ * first read found unfinished, locked
  * `FOR SHARE` in id order on PostgreSQL until the commit that follows. Invariant: a dependency
  * finished before this read is seen finished here (the read waits for a finishing transaction to
  * commit), and one finishing after it waits for the commit, then sees the edges. Taken last, the
@@ -133,6 +134,10 @@ export function startWaitingJob(
   ];
 }
 
+/** Whether a job of `status` has finished: `SUCCEEDED`, `FAILED` or `CANCELLED`. */
+export const isFinished = (status: JobStatus): boolean =>
+  status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED';
+
 /**
  * The start of a job whose dependencies are `rows`, by {@link DependentStart}. `missing` are ids
  * that name no job, counted as dependencies that did not succeed (a follow-up's dependencies are
@@ -150,9 +155,7 @@ export function dependentStart(
   const failed = rows.find((row) => row.status === 'FAILED' || row.status === 'CANCELLED');
   if (failed && mode === 'cancel')
     return { status: 'CANCELLED', lastError: `dependency ${String(failed.id)} ended ${failed.status}` };
-  const finished = (status: JobStatus) =>
-    status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED';
-  return { status: rows.every((row) => finished(row.status)) ? 'READY' : 'WAITING' };
+  return { status: rows.every((row) => isFinished(row.status)) ? 'READY' : 'WAITING' };
 }
 
 /**

@@ -23,7 +23,7 @@ const MAX_PARAMS = 30_000;
 /** Rows per INSERT at most, however few columns they have. */
 const MAX_ROWS = 1000;
 /** Edges per statement that records them, at most (one job's edges are never split). */
-const MAX_EDGES = 1_000_000;
+const MAX_EDGES = 250_000;
 /** `(kind, key)` pairs per read-back of existing jobs. */
 const MAX_KEYS_PER_READ = 500;
 
@@ -221,6 +221,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     let insert: SqlQuery;
     let dependencies: number[] = [];
     let edges: number[] = [];
+    let found: DependencyStatusRow[] = [];
     let waiting = false;
     if (hasDependencies(first)) {
       if (missing.length > 0) yield* readBack();
@@ -232,7 +233,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
         for (const id of unread) statuses.set(id, null);
         for (const row of read) statuses.set(Number(row.id), row);
       }
-      const found = dependencies.flatMap((id) => statuses.get(id) ?? []);
+      found = dependencies.flatMap((id) => statuses.get(id) ?? []);
       const known = new Set(found.map((row) => Number(row.id)));
       const unknown = dependencies.filter((id) => !known.has(id));
       if (unknown.length > 0 && missingDependency === 'refuse') {
@@ -262,7 +263,11 @@ export function* enqueuePlan<Row extends ReturnedRow>(
           if (unwrittenCount + edges.length > MAX_EDGES) yield* writeEdges();
           unwritten.push({ jobId: Number(row.id), ids: edges });
           unwrittenCount += edges.length;
-          waitingJobs.push({ id: Number(row.id), edges, mode: job.onDependencyFailure ?? 'cancel' });
+          waitingJobs.push({
+            id: Number(row.id),
+            dependencies: found,
+            mode: job.onDependencyFailure ?? 'cancel',
+          });
         }
       } else if (key !== undefined) {
         missing.push({ index, kind: job.kind, key });
