@@ -2,8 +2,8 @@
 //   pnpm build && node apps/bench/dist/dependents-enqueue.js [--rows N] [--jobs N] [--deps N] [--dialect D]
 // A table of --rows jobs (finished history, plus --deps pending jobs), then one batch of --jobs
 // jobs each depending on the same --deps pending jobs ("shared": every job waits, one edge per
-// pair), then one batch whose jobs each depend on --deps random jobs of the table ("spread":
-// mostly finished). PostgreSQL comes from BENCH_DATABASE_URL, else TEST_DATABASE_URL.
+// pair), then one batch whose jobs each depend on --deps random finished jobs of the table
+// ("spread": each starts at once, no edge). PostgreSQL comes from BENCH_DATABASE_URL, else TEST_DATABASE_URL.
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -56,8 +56,13 @@ async function deadTuples(db: TestDatabase): Promise<string> {
 
 async function timed(label: string, run: () => Promise<unknown>): Promise<void> {
   const started = performance.now();
-  await run();
-  console.log(`  ${label}: ${((performance.now() - started) / 1000).toFixed(2)} s`);
+  const seconds = () => ((performance.now() - started) / 1000).toFixed(2);
+  try {
+    await run();
+    console.log(`  ${label}: ${seconds()} s`);
+  } catch (error) {
+    console.log(`  ${label}: failed after ${seconds()} s: ${(error as Error).message}`);
+  }
 }
 
 for (const dialect of dialects) {
@@ -73,20 +78,18 @@ for (const dialect of dialects) {
     else fillSqlite(path, rows - deps);
     const pending = await store.enqueueMany(Array.from({ length: deps }, () => ({ kind: 'dep' })));
     const ids = pending.map((job) => job.id);
-    const last = ids[ids.length - 1] ?? rows;
     console.log(
       `${dialect}: ${rows} rows (filled in ${((performance.now() - filled) / 1000).toFixed(1)} s), ${jobs} jobs x ${deps} dependencies`,
     );
     await timed('shared (each job waits for the same pending jobs)', () =>
       store.enqueueMany(Array.from({ length: jobs }, () => ({ kind: 'shared', dependsOn: ids }))),
     );
-    const random = () => 1 + Math.floor(Math.random() * last);
-    await timed('spread (each job on random jobs of the table)', () =>
+    const random = () => 1 + Math.floor(Math.random() * (rows - deps));
+    await timed('spread (each job on random finished jobs of the table)', () =>
       store.enqueueMany(
         Array.from({ length: jobs }, () => ({
           kind: 'spread',
           dependsOn: Array.from({ length: deps }, random),
-          onDependencyFailure: 'run' as const,
         })),
       ),
     );
