@@ -1,8 +1,6 @@
 import type { DependencyFailureMode } from '../job-options.js';
 import type { JobStatus } from '../job-status.js';
-import { paramValue, presentColumns, ON_KEY_CONFLICT_DO_NOTHING, type EnqueueRow } from './job-columns.js';
-import { returningList, type Returning } from './returned-row.js';
-import { sqliteTime, sqliteTimePlus } from './sqlite-clock.js';
+import { sqliteTime } from './sqlite-clock.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
 /** A dependency's row as {@link readDependencies} and {@link lockWaitedOn} return it. */
@@ -156,63 +154,6 @@ export function dependentStart(
   if (failed && mode === 'cancel')
     return { status: 'CANCELLED', lastError: `dependency ${String(failed.id)} ended ${failed.status}` };
   return { status: rows.every((row) => isFinished(row.status)) ? 'READY' : 'WAITING' };
-}
-
-/**
- * The INSERT of one job with dependencies `ids` (resolved, without repeats), started as `start`:
- * its fields as a plain enqueue writes them, plus `depends_on`, `on_dependency_failure` and, for
- * `WAITING` and `CANCELLED`, the status (a `READY` job takes the plain enqueue's `PENDING` or
- * `SCHEDULED`). A job whose kind and idempotency key exist inserts nothing.
- */
-export function insertDependentJob(
-  dialect: SqlDialect,
-  job: EnqueueRow,
-  ids: readonly number[],
-  start: DependentStart,
-  returning: Returning,
-): SqlQuery {
-  const columns = presentColumns(job);
-  const names: string[] = [];
-  const cells: string[] = [];
-  const params: unknown[] = [];
-  const pg = dialect === 'postgres';
-  const bind = (value: unknown, pgType: string): string => {
-    params.push(value);
-    return pg ? `$${params.length}::${pgType}` : '?';
-  };
-  const clockPlus = (value: unknown): string =>
-    pg
-      ? `now() + ${bind(value, 'double precision')} * interval '1 millisecond'`
-      : sqliteTimePlus(bind(value, ''));
-  for (const column of columns) {
-    names.push(column.column);
-    const value = paramValue(column, job);
-    cells.push(column.clockPlusMs ? clockPlus(value) : bind(value, column.pgType));
-  }
-  names.push('depends_on', 'on_dependency_failure');
-  cells.push(bind(JSON.stringify(ids), 'jsonb'), bind(job.onDependencyFailure ?? 'cancel', 'text'));
-  if (start.status !== 'READY') {
-    names.push('status');
-    cells.push(bind(start.status, 'text'));
-  } else if (!pg) {
-    // SQLite's insert trigger runs after the row is written: the status of a future start is set here.
-    const runAt = columns.find((c) => c.column === 'run_at');
-    if (runAt) {
-      const at = runAt.clockPlusMs ? clockPlus(paramValue(runAt, job)) : bind(paramValue(runAt, job), '');
-      names.push('status');
-      cells.push(`CASE WHEN ${at} > ${sqliteTime()} THEN 'SCHEDULED' ELSE 'PENDING' END`);
-    }
-  }
-  if (start.status === 'CANCELLED') {
-    names.push('finished_at', 'last_error');
-    cells.push(pg ? 'now()' : sqliteTime(), bind(start.lastError, 'text'));
-  }
-  return {
-    sql:
-      `INSERT INTO nudge_jobs (${names.join(', ')}) VALUES (${cells.join(', ')}) ` +
-      `${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`,
-    params,
-  };
 }
 
 /** The edges of a job inserted `WAITING`: its id and the dependencies it waits for. */

@@ -11,3 +11,4 @@ export * from './dedupe-steps.js';
 export * from './spelt-insert.js';
 export * from './dependency-sql.js';
 export * from './settle-waiting.js';
+export * from './insert-dependents.js';
