@@ -185,6 +185,16 @@ describe('an open enqueue of a dependent and its running dependency: postgres', 
     }
   }
 
+  it('stores a long dependency list without compressing it (pglz was most of the insert)', async () => {
+    assert.ok(db);
+    const [column] = await rawQuery<{ storage: string }>(
+      db,
+      `SELECT attstorage AS storage FROM pg_attribute
+        WHERE attrelid = 'nudge_jobs'::regclass AND attname = 'depends_on'`,
+    );
+    assert.equal(column?.storage, 'e', 'EXTERNAL: out of line, uncompressed');
+  });
+
   it('a heartbeat and the outcome of the dependency do not wait for the enqueue to commit', async () => {
     assert.ok(store && db);
     const s = store;
