@@ -40,29 +40,55 @@ function fillSqlite(path: string, count: number): void {
   }
 }
 
-async function deadTuples(db: TestDatabase): Promise<string> {
-  if (db.dialect !== 'postgres') return '';
+/** Runs `text` on the PostgreSQL database `db` and answers the first row. */
+async function pgRow<Row>(db: TestDatabase, text: string): Promise<Row | undefined> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    const { rows: stats } = await client.query<{ live: string; dead: string }>(
-      `SELECT n_live_tup AS live, n_dead_tup AS dead FROM pg_stat_user_tables WHERE relname = 'nudge_jobs'`,
-    );
-    return `, nudge_jobs ${stats[0]?.live} live / ${stats[0]?.dead} dead rows`;
+    return (await client.query(text)).rows[0] as Row | undefined;
   } finally {
     await client.end();
   }
 }
 
-async function timed(label: string, run: () => Promise<unknown>): Promise<void> {
+/** Primary-key entries of nudge_jobs read so far (the server's statistics; PostgreSQL only). */
+async function pkeyReads(db: TestDatabase): Promise<number | undefined> {
+  if (db.dialect !== 'postgres') return undefined;
+  // The store's connections report their statistics once idle for a second.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const row = await pgRow<{ n: string }>(
+    db,
+    `SELECT idx_tup_read AS n FROM pg_stat_user_indexes WHERE indexrelname = 'nudge_jobs_pkey'`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+async function deadTuples(db: TestDatabase): Promise<string> {
+  if (db.dialect !== 'postgres') return '';
+  const row = await pgRow<{ live: string; dead: string }>(
+    db,
+    `SELECT n_live_tup AS live, n_dead_tup AS dead FROM pg_stat_user_tables WHERE relname = 'nudge_jobs'`,
+  );
+  return `, nudge_jobs ${row?.live} live / ${row?.dead} dead rows`;
+}
+
+async function timed(db: TestDatabase, label: string, run: () => Promise<unknown>): Promise<void> {
+  const readsBefore = await pkeyReads(db);
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(2);
+  let outcome: string;
   try {
     await run();
-    console.log(`  ${label}: ${seconds()} s`);
+    outcome = `${seconds()} s`;
   } catch (error) {
-    console.log(`  ${label}: failed after ${seconds()} s: ${(error as Error).message}`);
+    outcome = `failed after ${seconds()} s: ${(error as Error).message}`;
   }
+  const readsAfter = await pkeyReads(db);
+  const reads =
+    readsBefore === undefined || readsAfter === undefined
+      ? ''
+      : ` (${readsAfter - readsBefore} primary-key entries read)`;
+  console.log(`  ${label}: ${outcome}${reads}`);
 }
 
 for (const dialect of dialects) {
@@ -81,11 +107,11 @@ for (const dialect of dialects) {
     console.log(
       `${dialect}: ${rows} rows (filled in ${((performance.now() - filled) / 1000).toFixed(1)} s), ${jobs} jobs x ${deps} dependencies`,
     );
-    await timed('shared (each job waits for the same pending jobs)', () =>
+    await timed(db, 'shared (each job waits for the same pending jobs)', () =>
       store.enqueueMany(Array.from({ length: jobs }, () => ({ kind: 'shared', dependsOn: ids }))),
     );
     const random = () => 1 + Math.floor(Math.random() * (rows - deps));
-    await timed('spread (each job on random finished jobs of the table)', () =>
+    await timed(db, 'spread (each job on random finished jobs of the table)', () =>
       store.enqueueMany(
         Array.from({ length: jobs }, () => ({
           kind: 'spread',
