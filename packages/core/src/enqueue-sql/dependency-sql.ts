@@ -24,17 +24,21 @@ export type DependentStart =
 export const pgIdArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
 /**
- * Reads the id and status of the dependencies `ids`: one primary-key probe each, whatever the
- * table's size. On PostgreSQL the rows are locked `FOR KEY SHARE` until the transaction ends,
- * which only a delete waits on (retention cannot remove a dependency the batch is reading), not an
- * outcome, a heartbeat or a cancel. A dependency finishing after this read is caught by
+ * Reads the id and status of the dependencies `ids`: primary-key probes, whatever the table's
+ * size. On PostgreSQL those not finished are locked `FOR KEY SHARE` until the transaction ends,
+ * which only a delete waits on (retention cannot remove a dependency the batch waits for), not an
+ * outcome, a heartbeat or a cancel; a finished one is left alone (a lock writes the row's page, a
+ * full page to the WAL after a checkpoint). A dependency finishing after this read is caught by
  * {@link lockWaitedOn} at the end of the batch. The pkey scan of `= ANY` returns rows in id order,
  * so the lock order needs no sort (the store's connections price sorts out).
  */
 export function readDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
   return dialect === 'postgres'
     ? {
-        sql: 'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE',
+        sql:
+          'WITH unfinished AS (SELECT id FROM nudge_jobs WHERE id = ANY($1::bigint[]) ' +
+          `AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED') ORDER BY id FOR KEY SHARE) ` +
+          'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM unfinished) >= 0',
         params: [pgIdArray(ids)],
       }
     : {
