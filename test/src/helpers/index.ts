@@ -8,3 +8,4 @@ export * from './query-plan.js';
 export * from './store-threads.js';
 export * from './claim-watch.js';
 export * from './test-pool.js';
+export * from './explain-enqueue.js';

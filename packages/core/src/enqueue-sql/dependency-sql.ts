@@ -1,11 +1,9 @@
 import type { DependencyFailureMode } from '../job-options.js';
 import type { JobStatus } from '../job-status.js';
-import { paramValue, presentColumns, ON_KEY_CONFLICT_DO_NOTHING, type EnqueueRow } from './job-columns.js';
-import { returningList, type Returning } from './returned-row.js';
-import { sqliteTime, sqliteTimePlus } from './sqlite-clock.js';
+import { sqliteTime } from './sqlite-clock.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
-/** A dependency's row as {@link lockDependencies} returns it. */
+/** A dependency's row as {@link readDependencies} and {@link lockWaitedOn} return it. */
 export interface DependencyStatusRow {
   readonly id: number | string | bigint;
   readonly status: JobStatus;
@@ -20,28 +18,127 @@ export type DependentStart =
   { readonly status: 'WAITING' | 'READY' } | { readonly status: 'CANCELLED'; readonly lastError: string };
 
 /**
- * Marks the dependencies `ids` as having dependents and returns their id and status, locking each
- * row until the transaction ends. Invariant: a dependency cannot finish between this read and
- * the commit of the dependent (on PostgreSQL the rows are locked in id order, `FOR NO KEY
- * UPDATE`, which a status change waits for; SQLite has one writer), so a dependency finished
- * before is seen finished here, and one finishing after sees the dependent's edges.
+ * `ids` as the text of a PostgreSQL `bigint[]`, a string every driver binds alike (the store's
+ * `pg` and whatever a caller's Kysely runs on).
  */
-export function lockDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
-  const json = JSON.stringify(ids);
-  if (dialect === 'postgres') {
-    return {
-      sql:
-        'UPDATE nudge_jobs SET has_dependents = true WHERE id IN (' +
-        'SELECT id FROM nudge_jobs WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text($1::jsonb)) ' +
-        'ORDER BY id FOR NO KEY UPDATE) RETURNING id, status',
-      params: [json],
-    };
-  }
-  return {
-    sql: 'UPDATE nudge_jobs SET has_dependents = 1 WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, status',
-    params: [json],
-  };
+export const pgIdArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
+
+/**
+ * Reads the id and status of the dependencies `ids`: primary-key probes, whatever the table's
+ * size. On PostgreSQL those not finished are locked `FOR KEY SHARE` until the transaction ends,
+ * which only a delete waits on (retention cannot remove a dependency the batch waits for), not an
+ * outcome, a heartbeat or a cancel; a finished one is left alone (a lock writes the row's page, a
+ * full page to the WAL after a checkpoint). A dependency finishing after this read is caught by
+ * {@link lockWaitedOn} at the end of the batch. The pkey scan of `= ANY` returns rows in id order,
+ * so the lock order needs no sort (the store's connections price sorts out).
+ */
+export function readDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
+  return dialect === 'postgres'
+    ? {
+        sql:
+          'WITH unfinished AS (SELECT id FROM nudge_jobs WHERE id = ANY($1::bigint[]) ' +
+          `AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED') ORDER BY id FOR KEY SHARE) ` +
+          'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM unfinished) >= 0',
+        params: [pgIdArray(ids)],
+      }
+    : {
+        sql: 'SELECT id, status FROM nudge_jobs WHERE id IN (SELECT value FROM json_each(?))',
+        params: [JSON.stringify(ids)],
+      };
 }
+
+/**
+ * Sets `has_dependents` on those of `ids` where it is still false, so a dependency's row is
+ * written once in its life, not once per dependent. In id order on PostgreSQL; it runs before
+ * {@link lockWaitedOn}, so a transaction never upgrades a share lock it holds (two enqueues doing
+ * that on one row would deadlock).
+ */
+export function markDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
+  return dialect === 'postgres'
+    ? {
+        sql: 'UPDATE nudge_jobs SET has_dependents = true WHERE id = ANY($1::bigint[]) AND NOT has_dependents',
+        params: [pgIdArray(ids)],
+      }
+    : {
+        sql:
+          'UPDATE nudge_jobs SET has_dependents = 1 ' +
+          'WHERE id IN (SELECT value FROM json_each(?)) AND has_dependents = 0 RETURNING id',
+        params: [JSON.stringify(ids)],
+      };
+}
+
+/**
+ * The last read of a batch: the status of the dependencies `ids` of its `WAITING` jobs that its
+ * first read found unfinished, locked
+ * `FOR SHARE` in id order on PostgreSQL until the commit that follows. Invariant: a dependency
+ * finished before this read is seen finished here (the read waits for a finishing transaction to
+ * commit), and one finishing after it waits for the commit, then sees the edges. Taken last, the
+ * lock holds an outcome, heartbeat or cancel of the dependency only while the batch commits.
+ * SQLite has one writer, so its read sees what the batch's first read saw.
+ */
+export function lockWaitedOn(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
+  return dialect === 'postgres'
+    ? {
+        sql: 'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE',
+        params: [pgIdArray(ids)],
+      }
+    : readDependencies(dialect, ids);
+}
+
+/**
+ * The statements that start a job inserted `WAITING` whose dependencies finished before
+ * {@link lockWaitedOn} read them (a finisher that committed while the batch ran): `READY` makes it
+ * `PENDING` (`SCHEDULED` while its run_at is ahead) and forgets its edges, waking workers on
+ * PostgreSQL; `CANCELLED` cancels it, and the dependency trigger forgets its edges and cancels
+ * its own dependents. A job no longer `WAITING` is left alone.
+ */
+export function startWaitingJob(
+  dialect: SqlDialect,
+  jobId: number,
+  start: Exclude<DependentStart, { status: 'WAITING' }>,
+): SqlQuery[] {
+  const pg = dialect === 'postgres';
+  if (start.status === 'CANCELLED') {
+    return [
+      {
+        sql: pg
+          ? `UPDATE nudge_jobs SET status = 'CANCELLED', finished_at = now(), last_error = $2 WHERE id = $1 AND status = 'WAITING'`
+          : `UPDATE nudge_jobs SET status = 'CANCELLED', finished_at = ${sqliteTime()}, last_error = ? WHERE id = ? AND status = 'WAITING' RETURNING id`,
+        params: pg ? [jobId, start.lastError] : [start.lastError, jobId],
+      },
+    ];
+  }
+  if (pg) {
+    return [
+      {
+        sql:
+          `WITH started AS (UPDATE nudge_jobs SET status = CASE WHEN run_at > now() THEN 'SCHEDULED' ELSE 'PENDING' END ` +
+          `WHERE id = $1 AND status = 'WAITING' RETURNING id, status), ` +
+          'forgotten AS (DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM started)) ' +
+          `SELECT pg_notify('nudge_jobs', '') FROM started WHERE status = 'PENDING'`,
+        params: [jobId],
+      },
+    ];
+  }
+  return [
+    {
+      sql:
+        `DELETE FROM nudge_job_dependencies WHERE job_id = ? ` +
+        `AND EXISTS (SELECT 1 FROM nudge_jobs WHERE id = ? AND status = 'WAITING') RETURNING job_id`,
+      params: [jobId, jobId],
+    },
+    {
+      sql:
+        `UPDATE nudge_jobs SET status = CASE WHEN run_at > ${sqliteTime()} THEN 'SCHEDULED' ELSE 'PENDING' END ` +
+        `WHERE id = ? AND status = 'WAITING' RETURNING id`,
+      params: [jobId],
+    },
+  ];
+}
+
+/** Whether a job of `status` has finished: `SUCCEEDED`, `FAILED` or `CANCELLED`. */
+export const isFinished = (status: JobStatus): boolean =>
+  status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED';
 
 /**
  * The start of a job whose dependencies are `rows`, by {@link DependentStart}. `missing` are ids
@@ -60,85 +157,55 @@ export function dependentStart(
   const failed = rows.find((row) => row.status === 'FAILED' || row.status === 'CANCELLED');
   if (failed && mode === 'cancel')
     return { status: 'CANCELLED', lastError: `dependency ${String(failed.id)} ended ${failed.status}` };
-  const finished = (status: JobStatus) =>
-    status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED';
-  return { status: rows.every((row) => finished(row.status)) ? 'READY' : 'WAITING' };
+  return { status: rows.every((row) => isFinished(row.status)) ? 'READY' : 'WAITING' };
+}
+
+/** The edges of a job inserted `WAITING`: its id and the dependencies it waits for. */
+export interface JobEdges {
+  readonly jobId: number;
+  readonly ids: readonly number[];
 }
 
 /**
- * The INSERT of one job with dependencies `ids` (resolved, without repeats), started as `start`:
- * its fields as a plain enqueue writes them, plus `depends_on`, `on_dependency_failure` and, for
- * `WAITING` and `CANCELLED`, the status (a `READY` job takes the plain enqueue's `PENDING` or
- * `SCHEDULED`). A job whose kind and idempotency key exist inserts nothing.
+ * Records the edges of `WAITING` jobs, one statement for many jobs: one row of
+ * `nudge_job_dependencies` per job and dependency, which the dependency trigger reads when a
+ * dependency finishes. The rows go in the order of the table's primary key, `(depends_on_id,
+ * job_id)` (jobs are given in id order), which makes a million edges several times cheaper to
+ * write than one job's edges at a time. SQLite returns each job id once per edge (its statements
+ * are run for their rows); PostgreSQL returns nothing.
  */
-export function insertDependentJob(
-  dialect: SqlDialect,
-  job: EnqueueRow,
-  ids: readonly number[],
-  start: DependentStart,
-  returning: Returning,
-): SqlQuery {
-  const columns = presentColumns(job);
-  const names: string[] = [];
-  const cells: string[] = [];
-  const params: unknown[] = [];
-  const pg = dialect === 'postgres';
-  const bind = (value: unknown, pgType: string): string => {
-    params.push(value);
-    return pg ? `$${params.length}::${pgType}` : '?';
-  };
-  const clockPlus = (value: unknown): string =>
-    pg
-      ? `now() + ${bind(value, 'double precision')} * interval '1 millisecond'`
-      : sqliteTimePlus(bind(value, ''));
-  for (const column of columns) {
-    names.push(column.column);
-    const value = paramValue(column, job);
-    cells.push(column.clockPlusMs ? clockPlus(value) : bind(value, column.pgType));
-  }
-  names.push('depends_on', 'on_dependency_failure');
-  cells.push(bind(JSON.stringify(ids), 'jsonb'), bind(job.onDependencyFailure ?? 'cancel', 'text'));
-  if (start.status !== 'READY') {
-    names.push('status');
-    cells.push(bind(start.status, 'text'));
-  } else if (!pg) {
-    // SQLite's insert trigger runs after the row is written: the status of a future start is set here.
-    const runAt = columns.find((c) => c.column === 'run_at');
-    if (runAt) {
-      const at = runAt.clockPlusMs ? clockPlus(paramValue(runAt, job)) : bind(paramValue(runAt, job), '');
-      names.push('status');
-      cells.push(`CASE WHEN ${at} > ${sqliteTime()} THEN 'SCHEDULED' ELSE 'PENDING' END`);
+export function insertDependencyEdges(dialect: SqlDialect, jobs: readonly JobEdges[]): SqlQuery {
+  const byDependency = new Map<number, number[]>();
+  for (const { jobId, ids } of jobs) {
+    for (const id of ids) {
+      const waiting = byDependency.get(id);
+      if (waiting) waiting.push(jobId);
+      else byDependency.set(id, [jobId]);
     }
   }
-  if (start.status === 'CANCELLED') {
-    names.push('finished_at', 'last_error');
-    cells.push(pg ? 'now()' : sqliteTime(), bind(start.lastError, 'text'));
+  const order = [...byDependency.keys()].sort((a, b) => a - b);
+  if (dialect === 'postgres') {
+    const dependencies: number[] = [];
+    const jobIds: number[] = [];
+    for (const id of order) {
+      for (const jobId of byDependency.get(id) ?? []) {
+        dependencies.push(id);
+        jobIds.push(jobId);
+      }
+    }
+    return {
+      sql:
+        'INSERT INTO nudge_job_dependencies (job_id, depends_on_id) ' +
+        'SELECT job_id, depends_on_id FROM unnest($1::bigint[], $2::bigint[]) AS e(job_id, depends_on_id)',
+      params: [pgIdArray(jobIds), pgIdArray(dependencies)],
+    };
   }
+  // {"dependency": [job, …], …}: the key is read once per dependency, not once per edge.
+  const json = `{${order.map((id) => `"${id}":[${(byDependency.get(id) ?? []).join(',')}]`).join(',')}}`;
   return {
     sql:
-      `INSERT INTO nudge_jobs (${names.join(', ')}) VALUES (${cells.join(', ')}) ` +
-      `${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`,
-    params,
+      'INSERT INTO nudge_job_dependencies (job_id, depends_on_id) ' +
+      'SELECT j.value, CAST(d.key AS INTEGER) FROM json_each(?) AS d, json_each(d.value) AS j RETURNING job_id',
+    params: [json],
   };
-}
-
-/**
- * Records the edges of a `WAITING` job: one row of `nudge_job_dependencies` per dependency, which
- * the dependency trigger reads when a dependency finishes. Returns the job id once per edge.
- */
-export function insertDependencyEdges(dialect: SqlDialect, jobId: number, ids: readonly number[]): SqlQuery {
-  const json = JSON.stringify(ids);
-  return dialect === 'postgres'
-    ? {
-        sql:
-          'INSERT INTO nudge_job_dependencies (job_id, depends_on_id) ' +
-          'SELECT $1::bigint, value::bigint FROM jsonb_array_elements_text($2::jsonb) RETURNING job_id',
-        params: [jobId, json],
-      }
-    : {
-        sql:
-          'INSERT INTO nudge_job_dependencies (job_id, depends_on_id) ' +
-          'SELECT ?, value FROM json_each(?) RETURNING job_id',
-        params: [jobId, json],
-      };
 }

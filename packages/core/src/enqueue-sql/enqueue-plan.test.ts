@@ -60,3 +60,42 @@ describe('enqueuePlan', () => {
     });
   }
 });
+
+describe('enqueuePlan of dependents', () => {
+  for (const dialect of ['postgres', 'sqlite'] as const) {
+    it(`${dialect}: reads each dependency once a batch, inserts the jobs and their edges in one statement each, locks at the end`, () => {
+      const jobs: EnqueueRow[] = Array.from({ length: 3 }, () => ({ kind: 'd', dependsOn: [7, 8] }));
+      const plan = enqueuePlan<ReturnedRow>(dialect, jobs, 'keys');
+      const seen: string[] = [];
+      let nextId = 100;
+      let step = plan.next();
+      while (!step.done) {
+        const { sql } = step.value;
+        const kind = /^(SELECT id, status|WITH unfinished)/.test(sql)
+          ? sql.includes('FOR SHARE') || seen.includes('read')
+            ? 'lock'
+            : 'read'
+          : sql.startsWith('INSERT INTO nudge_jobs ')
+            ? 'job'
+            : sql.startsWith('INSERT INTO nudge_job_dependencies')
+              ? 'edges'
+              : sql.startsWith('UPDATE nudge_jobs SET has_dependents')
+                ? 'mark'
+                : sql;
+        seen.push(kind);
+        const answer =
+          kind === 'read' || kind === 'lock'
+            ? [7, 8].map((id) => ({ id, status: 'PENDING', kind: 'k', ikey: null }))
+            : kind === 'job'
+              ? jobs.map(() => ({ id: nextId++, kind: 'd', ikey: null }))
+              : [];
+        step = plan.next(answer);
+      }
+      assert.deepEqual(seen, ['read', 'job', 'edges', 'mark', 'lock']);
+      assert.deepEqual(
+        step.value.map((r) => Number(r.row.id)),
+        [100, 101, 102],
+      );
+    });
+  }
+});

@@ -2,14 +2,16 @@ import { NudgeError } from '../nudge-error.js';
 import {
   dependentStart,
   insertDependencyEdges,
-  insertDependentJob,
-  lockDependencies,
+  readDependencies,
   type DependencyStatusRow,
+  type JobEdges,
 } from './dependency-sql.js';
 import { dedupeSteps, isDeduped } from './dedupe-steps.js';
+import { DEPENDENT_EXTRA_PARAMS, insertDependentJobs, type DependentRow } from './insert-dependents.js';
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
+import { settleWaiting, type WaitingJob } from './settle-waiting.js';
 import { sqliteInsertJobs, sqliteParamCount } from './sqlite-insert-jobs.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
@@ -20,6 +22,10 @@ import type { SqlDialect, SqlQuery } from './sql-query.js';
 const MAX_PARAMS = 30_000;
 /** Rows per INSERT at most, however few columns they have. */
 const MAX_ROWS = 1000;
+/** Dependency ids per first read of a batch's dependencies, at most. */
+const MAX_READ_IDS = 50_000;
+/** Edges per statement that records them, at most (one job's edges are never split). */
+const MAX_EDGES = 250_000;
 /** `(kind, key)` pairs per read-back of existing jobs. */
 const MAX_KEYS_PER_READ = 500;
 
@@ -67,12 +73,13 @@ function readBackQuery(
   return { sql: numbered(dialect, sql), params: keys.flat() };
 }
 
-/** Whether `job` has dependencies: it is inserted on its own, after its dependencies are locked. */
+/** Whether `job` has dependencies: it is inserted after its dependencies are read. */
 const hasDependencies = (job: EnqueueRow): boolean => job.dependsOn !== undefined && job.dependsOn.length > 0;
 
 /**
- * Consecutive jobs that set the same fields, as many as one INSERT takes: `[start, end)`. A job
- * with dependencies is a chunk of its own.
+ * Consecutive jobs that set the same fields, as many as one INSERT takes: `[start, end)`. Jobs
+ * with dependencies go in chunks of their own, and one that depends on a job of the chunk by
+ * index starts the next chunk (that job's id comes with the chunk's INSERT).
  */
 function chunks(dialect: SqlDialect, jobs: readonly EnqueueRow[]): Array<{ start: number; end: number }> {
   const out: Array<{ start: number; end: number }> = [];
@@ -80,15 +87,24 @@ function chunks(dialect: SqlDialect, jobs: readonly EnqueueRow[]): Array<{ start
   let params = 0;
   jobs.forEach((job, index) => {
     const columns = presentColumns(job);
-    const jobShape = hasDependencies(job) ? `dependent ${index}` : columnsShape(columns);
-    const jobParams = dialect === 'sqlite' ? sqliteParamCount(columns) : 0;
+    const dependent = hasDependencies(job);
+    const jobShape = dependent ? `dependent ${columnsShape(columns)}` : columnsShape(columns);
+    const jobParams = dependent
+      ? sqliteParamCount(columns) + DEPENDENT_EXTRA_PARAMS
+      : dialect === 'sqlite'
+        ? sqliteParamCount(columns)
+        : 0;
     const current = out[out.length - 1];
+    const refersIntoChunk =
+      current !== undefined &&
+      (job.dependsOn ?? []).some((ref) => typeof ref !== 'number' && ref.index >= current.start);
     // A throttled or debounced job takes its own steps: a chunk of its own, and none joins it.
     const alone = isDeduped(job) || (current !== undefined && isDeduped(jobs[current.start] as EnqueueRow));
     if (
       alone ||
       !current ||
       shape !== jobShape ||
+      refersIntoChunk ||
       index - current.start >= MAX_ROWS ||
       params + jobParams > MAX_PARAMS
     ) {
@@ -156,9 +172,12 @@ function resolveDependencies(
  * from them existed already (or repeats an earlier job of the batch) and is read back. A throttled
  * or debounced job takes its own statements in its place in the batch (`dedupeSteps`). Driver-free:
  * the store and the client each run the statements in one transaction, so a batch is all or
- * nothing. A job with `dependsOn` is inserted on its own: its dependencies are locked and read
- * ({@link lockDependencies}), it is inserted `WAITING`, `CANCELLED` or as any other job
- * ({@link dependentStart}), and a `WAITING` job's edges are recorded.
+ * nothing. Jobs with `dependsOn` go in runs of their own: their dependencies are read (once per
+ * batch, {@link readDependencies}), each is inserted `WAITING`, `CANCELLED` or as any other job
+ * ({@link dependentStart}, {@link insertDependentJobs}), and the `WAITING` jobs' edges are recorded
+ * ({@link insertDependencyEdges}). The batch ends with
+ * {@link settleWaiting}: the dependencies of its `WAITING` jobs are marked and locked, and a job
+ * whose dependencies finished meanwhile is started.
  * @param missingDependency - what a dependency id that names no job does ({@link MissingDependency})
  * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job (with `'refuse'`);
  *   `INVALID_REQUEST` when `{ index }` is not an earlier job of the batch
@@ -174,6 +193,18 @@ export function* enqueuePlan<Row extends ReturnedRow>(
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
   const missing: Array<{ index: number; kind: string; key: string }> = [];
+  // Dependencies read so far (null: no such job); a later read would see nothing newer that
+  // matters, as settleWaiting reads them again under a lock.
+  const statuses = new Map<number, DependencyStatusRow | null>();
+  const waitingJobs: WaitingJob[] = [];
+  // Edges not yet written: they are written together, before anything that could finish a job.
+  let unwritten: JobEdges[] = [];
+  let unwrittenCount = 0;
+  function* writeEdges(): Generator<SqlQuery, void, readonly Row[]> {
+    if (unwritten.length > 0) yield insertDependencyEdges(dialect, unwritten);
+    unwritten = [];
+    unwrittenCount = 0;
+  }
   // Keyed jobs that conflicted are read back before a later job refers to them by index.
   function* readBack(): Generator<SqlQuery, void, readonly Row[]> {
     const existing = new Map<string, Row>();
@@ -195,32 +226,39 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     const slice = jobs.slice(start, end);
     const [single] = slice;
     if (single !== undefined && isDeduped(single)) {
+      yield* writeEdges();
       results[start] = yield* dedupeSteps<Row>(dialect, single, returning);
       continue;
     }
     const first = slice[0] as EnqueueRow;
     let insert: SqlQuery;
-    let dependencies: number[] = [];
-    let edges: number[] = [];
-    let waiting = false;
+    let dependents: Array<DependentRow & { readonly found: DependencyStatusRow[] }> = [];
     if (hasDependencies(first)) {
       if (missing.length > 0) yield* readBack();
       const ids = results.map((result) => (result === undefined ? undefined : Number(result.row.id)));
-      dependencies = resolveDependencies(first, start, ids);
-      const found = (yield lockDependencies(dialect, dependencies)) as unknown as DependencyStatusRow[];
-      const known = new Set(found.map((row) => Number(row.id)));
-      const unknown = dependencies.filter((id) => !known.has(id));
-      if (unknown.length > 0 && missingDependency === 'refuse') {
-        throw new NudgeError(
-          'DEPENDENCY_NOT_FOUND',
-          `${jobs.length > 1 ? `/jobs/${start}/dependsOn` : '/dependsOn'} names job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which do${unknown.length > 1 ? '' : 'es'} not exist: depend only on jobs that exist (or were not deleted by retention)`,
-        );
+      const resolved = slice.map((job, k) => resolveDependencies(job, start + k, ids));
+      const unread = [...new Set(resolved.flat().filter((id) => !statuses.has(id)))];
+      for (let at = 0; at < unread.length; at += MAX_READ_IDS) {
+        const part = unread.slice(at, at + MAX_READ_IDS);
+        const read = (yield readDependencies(dialect, part)) as unknown as DependencyStatusRow[];
+        for (const id of part) statuses.set(id, null);
+        for (const row of read) statuses.set(Number(row.id), row);
       }
-      const begin = dependentStart(found, first.onDependencyFailure ?? 'cancel', unknown);
-      waiting = begin.status === 'WAITING';
-      // Edges only to jobs that exist: the dependency trigger would count a missing one as finished.
-      edges = unknown.length > 0 ? dependencies.filter((id) => known.has(id)) : dependencies;
-      insert = insertDependentJob(dialect, first, dependencies, begin, returning);
+      dependents = slice.map((job, k) => {
+        const dependencies = resolved[k] as number[];
+        const found = dependencies.flatMap((id) => statuses.get(id) ?? []);
+        const unknown = dependencies.filter((id) => statuses.get(id) === null);
+        if (unknown.length > 0 && missingDependency === 'refuse') {
+          throw new NudgeError(
+            'DEPENDENCY_NOT_FOUND',
+            `${jobs.length > 1 ? `/jobs/${start + k}/dependsOn` : '/dependsOn'} names job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which do${unknown.length > 1 ? '' : 'es'} not exist: depend only on jobs that exist (or were not deleted by retention)`,
+          );
+        }
+        // Edges (found) only to jobs that exist: the dependency trigger would count a missing one as finished.
+        const begin = dependentStart(found, job.onDependencyFailure ?? 'cancel', unknown);
+        return { job, ids: dependencies, start: begin, found };
+      });
+      insert = insertDependentJobs(dialect, dependents, returning);
     } else {
       insert = dialect === 'postgres' ? pgInsertJobs(slice, returning) : sqliteInsertJobs(slice, returning);
     }
@@ -233,7 +271,18 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       if (row && row.kind === job.kind && (row.ikey ?? undefined) === key) {
         results[index] = { row, created: true };
         next += 1;
-        if (waiting) yield insertDependencyEdges(dialect, Number(row.id), edges);
+        const dependent = dependents[index - start];
+        if (dependent?.start.status === 'WAITING') {
+          const edges = dependent.found.map((found) => Number(found.id));
+          if (unwrittenCount + edges.length > MAX_EDGES) yield* writeEdges();
+          unwritten.push({ jobId: Number(row.id), ids: edges });
+          unwrittenCount += edges.length;
+          waitingJobs.push({
+            id: Number(row.id),
+            dependencies: dependent.found,
+            mode: job.onDependencyFailure ?? 'cancel',
+          });
+        }
       } else if (key !== undefined) {
         missing.push({ index, kind: job.kind, key });
       } else {
@@ -242,5 +291,13 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     }
   }
   yield* readBack();
+  yield* writeEdges();
+  const started = yield* settleWaiting<Row>(dialect, waitingJobs, returning);
+  if (started.size > 0) {
+    for (const [index, result] of results.entries()) {
+      const row = result && started.get(Number(result.row.id));
+      if (result && row) results[index] = { ...result, row };
+    }
+  }
   return results as Array<PlannedJob<Row>>;
 }

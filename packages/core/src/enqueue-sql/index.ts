@@ -10,3 +10,5 @@ export * from './enqueue-plan.js';
 export * from './dedupe-steps.js';
 export * from './spelt-insert.js';
 export * from './dependency-sql.js';
+export * from './settle-waiting.js';
+export * from './insert-dependents.js';

@@ -1,0 +1,3 @@
+-- Intentionally empty. PostgreSQL's 0019_dependency_list_storage stores a job's depends_on
+-- without compression, which made most of the cost of enqueueing jobs with many dependencies.
+-- SQLite does not compress values: nothing to do.
