@@ -58,7 +58,7 @@ ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_pkey PRIMARY KEY (id);
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_queue_check CHECK ((queue <> ''::text));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_status_check CHECK ((status = ANY (ARRAY['WAITING'::text, 'SCHEDULED'::text, 'PENDING'::text, 'RUNNING'::text, 'SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])));
 CREATE INDEX nudge_jobs_claimable ON public.nudge_jobs USING btree (priority, run_at, id) WHERE (status = 'PENDING'::text);
-CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text));
+CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text) AND (attempts = 0));
 CREATE INDEX nudge_jobs_finished ON public.nudge_jobs USING btree (status, kind, finished_at) WHERE (finished_at IS NOT NULL);
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kind, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX nudge_jobs_kind_claimable ON public.nudge_jobs USING btree (kind, run_at) WHERE (status = 'PENDING'::text);

@@ -54,7 +54,7 @@ BEGIN
 END;
 
 CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
-  WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED';
+  WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0;
 
 CREATE TRIGGER nudge_jobs_dependency_outcome
   AFTER UPDATE OF status ON nudge_jobs
