@@ -151,6 +151,8 @@ CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_outcome()
 AS $function$
 DECLARE
   released integer;
+  doomed_ids bigint[];
+  doomed_by bigint[];
 BEGIN
   IF OLD.status = 'WAITING' THEN
     DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
@@ -162,13 +164,36 @@ BEGIN
     WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
       AND status = 'WAITING'
     ORDER BY id FOR NO KEY UPDATE;
-  -- Each cancel fires this trigger again for the cancelled job: the cancel cascades down the chain.
-  IF NEW.status <> 'SUCCEEDED' THEN
-    UPDATE nudge_jobs
+  -- Only when a dependent cancels: each job the cascade cancels fires this trigger too, and skips it.
+  IF NEW.status <> 'SUCCEEDED' AND EXISTS (
+       SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+        WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
+    WITH RECURSIVE doomed (id, dependency) AS (
+      SELECT e.job_id, e.depends_on_id
+        FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+       WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+      UNION
+      -- One index probe per job found: OFFSET 0 keeps the lookup a subquery run for each row,
+      -- which the planner would otherwise join by scanning the whole table once per level.
+      SELECT e.job_id, e.depends_on_id
+        FROM doomed AS c
+        CROSS JOIN LATERAL (
+          SELECT d.job_id, d.depends_on_id FROM nudge_job_dependencies AS d
+           WHERE d.depends_on_id = c.id OFFSET 0) AS e
+        JOIN nudge_jobs AS j ON j.id = e.job_id
+       WHERE j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+    )
+    SELECT array_agg(id ORDER BY id), array_agg(dependency ORDER BY id) INTO doomed_ids, doomed_by
+      FROM (SELECT id, min(dependency) AS dependency FROM doomed GROUP BY id) AS c;
+    -- Locked in id order, as the dependents above; `= ANY` of the primary key reads them so.
+    PERFORM 1 FROM nudge_jobs WHERE id = ANY(doomed_ids) ORDER BY id FOR NO KEY UPDATE;
+    DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
+    UPDATE nudge_jobs AS j
        SET status = 'CANCELLED', finished_at = now(),
-           last_error = format('dependency %s ended %s', NEW.id, NEW.status)
-     WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
-       AND status = 'WAITING' AND on_dependency_failure = 'cancel';
+           last_error = format('dependency %s ended %s', c.dependency,
+                               CASE WHEN c.dependency = NEW.id THEN NEW.status ELSE 'CANCELLED' END)
+      FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
+     WHERE j.id = c.id AND j.status = 'WAITING';
   END IF;
   WITH ready AS (
     UPDATE nudge_jobs AS j

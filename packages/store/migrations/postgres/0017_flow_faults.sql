@@ -8,3 +8,75 @@ DROP INDEX nudge_jobs_debounce;
 CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
   WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0;
 
+-- 2. A cancel cascaded down a chain by this trigger firing again for each cancelled job, one
+--    level of recursion per link: a long chain hit `stack depth limit exceeded`. Now the trigger
+--    finds every WAITING job that cancels on a failed dependency, down from this one (a recursive
+--    query over nudge_job_dependencies), forgets their edges and cancels them in one statement.
+--    The trigger still fires for each job so cancelled, one level down, but finds no edge to a
+--    job left to cancel: it only releases the 'run' dependents whose last dependency that was.
+CREATE OR REPLACE FUNCTION nudge_jobs_dependency_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  released integer;
+  doomed_ids bigint[];
+  doomed_by bigint[];
+BEGIN
+  IF OLD.status = 'WAITING' THEN
+    DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
+  END IF;
+  IF NOT NEW.has_dependents THEN
+    RETURN NULL;
+  END IF;
+  PERFORM 1 FROM nudge_jobs
+    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+      AND status = 'WAITING'
+    ORDER BY id FOR NO KEY UPDATE;
+  -- Only when a dependent cancels: each job the cascade cancels fires this trigger too, and skips it.
+  IF NEW.status <> 'SUCCEEDED' AND EXISTS (
+       SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+        WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
+    WITH RECURSIVE doomed (id, dependency) AS (
+      SELECT e.job_id, e.depends_on_id
+        FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+       WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+      UNION
+      -- One index probe per job found: OFFSET 0 keeps the lookup a subquery run for each row,
+      -- which the planner would otherwise join by scanning the whole table once per level.
+      SELECT e.job_id, e.depends_on_id
+        FROM doomed AS c
+        CROSS JOIN LATERAL (
+          SELECT d.job_id, d.depends_on_id FROM nudge_job_dependencies AS d
+           WHERE d.depends_on_id = c.id OFFSET 0) AS e
+        JOIN nudge_jobs AS j ON j.id = e.job_id
+       WHERE j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+    )
+    SELECT array_agg(id ORDER BY id), array_agg(dependency ORDER BY id) INTO doomed_ids, doomed_by
+      FROM (SELECT id, min(dependency) AS dependency FROM doomed GROUP BY id) AS c;
+    -- Locked in id order, as the dependents above; `= ANY` of the primary key reads them so.
+    PERFORM 1 FROM nudge_jobs WHERE id = ANY(doomed_ids) ORDER BY id FOR NO KEY UPDATE;
+    DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
+    UPDATE nudge_jobs AS j
+       SET status = 'CANCELLED', finished_at = now(),
+           last_error = format('dependency %s ended %s', c.dependency,
+                               CASE WHEN c.dependency = NEW.id THEN NEW.status ELSE 'CANCELLED' END)
+      FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
+     WHERE j.id = c.id AND j.status = 'WAITING';
+  END IF;
+  WITH ready AS (
+    UPDATE nudge_jobs AS j
+       SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+       AND j.status = 'WAITING'
+       AND NOT EXISTS (
+             SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
+              WHERE e.job_id = j.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+    RETURNING j.id, j.status
+  ), forgotten AS (
+    DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM ready)
+  )
+  SELECT count(*) FILTER (WHERE status = 'PENDING') INTO released FROM ready;
+  IF released > 0 THEN
+    PERFORM pg_notify('nudge_jobs', '');
+  END IF;
+  RETURN NULL;
+END
+$$;
