@@ -202,7 +202,8 @@ BEGIN
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-              WHERE e.job_id = j.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+              WHERE e.job_id = j.id AND d.status <> 'SUCCEEDED'
+                AND (d.status NOT IN ('FAILED', 'CANCELLED') OR j.on_dependency_failure = 'cancel'))
     RETURNING j.id, j.status
   ), forgotten AS (
     DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM ready)

@@ -103,7 +103,8 @@ BEGIN
      AND status = 'WAITING'
      AND NOT EXISTS (
            SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-            WHERE e.job_id = nudge_jobs.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'));
+            WHERE e.job_id = nudge_jobs.id AND d.status <> 'SUCCEEDED'
+              AND (d.status NOT IN ('FAILED', 'CANCELLED') OR nudge_jobs.on_dependency_failure = 'cancel'));
   DELETE FROM nudge_job_dependencies
    WHERE NEW.has_dependents
      AND job_id IN (SELECT e.job_id FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id

@@ -1,4 +1,4 @@
--- Faults of flow control.
+-- Three faults of flow control.
 --
 -- 1. A debounced job that failed once waits SCHEDULED for its retry: the unique index over
 --    SCHEDULED rows refused that write whenever a new job of the same key waited already. The
@@ -14,6 +14,9 @@ CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
 --    query over nudge_job_dependencies), forgets their edges and cancels them in one statement.
 --    The trigger still fires for each job so cancelled, one level down, but finds no edge to a
 --    job left to cancel: it only releases the 'run' dependents whose last dependency that was.
+-- 3. A retried dependent may wait (WAITING) for a dependency that ended FAILED or CANCELLED and is
+--    retried by the same command: a job that cancels on a failed dependency is not released while
+--    one of its dependencies has not succeeded, only when it has (or it is cancelled again).
 CREATE OR REPLACE FUNCTION nudge_jobs_dependency_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   released integer;
@@ -68,7 +71,8 @@ BEGIN
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-              WHERE e.job_id = j.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+              WHERE e.job_id = j.id AND d.status <> 'SUCCEEDED'
+                AND (d.status NOT IN ('FAILED', 'CANCELLED') OR j.on_dependency_failure = 'cancel'))
     RETURNING j.id, j.status
   ), forgotten AS (
     DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM ready)

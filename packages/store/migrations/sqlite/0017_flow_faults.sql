@@ -1,4 +1,4 @@
--- Faults of flow control.
+-- Three faults of flow control.
 --
 -- 1. A debounced job that failed once waits SCHEDULED for its retry: the unique index over
 --    SCHEDULED rows refused that write whenever a new job of the same key waited already. The
@@ -23,6 +23,9 @@ CREATE TABLE nudge_dependency_cancels (
   PRIMARY KEY (root_id, job_id)
 ) STRICT, WITHOUT ROWID;
 
+-- 3. A retried dependent may wait (WAITING) for a dependency that ended FAILED or CANCELLED and is
+--    retried by the same command: a job that cancels on a failed dependency is not released while
+--    one of its dependencies has not succeeded, only when it has (or it is cancelled again).
 DROP TRIGGER nudge_jobs_dependency_outcome;
 CREATE TRIGGER nudge_jobs_dependency_outcome
   AFTER UPDATE OF status ON nudge_jobs
@@ -64,7 +67,8 @@ BEGIN
      AND status = 'WAITING'
      AND NOT EXISTS (
            SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-            WHERE e.job_id = nudge_jobs.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'));
+            WHERE e.job_id = nudge_jobs.id AND d.status <> 'SUCCEEDED'
+              AND (d.status NOT IN ('FAILED', 'CANCELLED') OR nudge_jobs.on_dependency_failure = 'cancel'));
   DELETE FROM nudge_job_dependencies
    WHERE NEW.has_dependents
      AND job_id IN (SELECT e.job_id FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
