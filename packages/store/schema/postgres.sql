@@ -68,6 +68,7 @@ CREATE INDEX nudge_jobs_running ON public.nudge_jobs USING btree (queue, concurr
 CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHERE (status = 'SCHEDULED'::text);
 CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (finished_at IS NULL);
 CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON public.nudge_jobs REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_close_windows();
+CREATE TRIGGER nudge_jobs_dependency_deleted AFTER DELETE ON public.nudge_jobs FOR EACH ROW WHEN (((old.has_dependents AND (old.status <> 'SUCCEEDED'::text)) OR (old.status = 'WAITING'::text))) EXECUTE FUNCTION nudge_jobs_dependency_deleted();
 CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
@@ -135,18 +136,8 @@ CREATE TABLE nudge_throttle_windows (
 ALTER TABLE nudge_throttle_windows ADD CONSTRAINT nudge_throttle_windows_pkey PRIMARY KEY (kind, key);
 CREATE INDEX nudge_throttle_windows_job ON public.nudge_throttle_windows USING btree (job_id);
 
-CREATE OR REPLACE FUNCTION public.nudge_jobs_close_windows()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  DELETE FROM nudge_throttle_windows w USING deleted d WHERE w.job_id = d.id;
-  RETURN NULL;
-END
-$function$;
-
-CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_outcome()
- RETURNS trigger
+CREATE OR REPLACE FUNCTION public.nudge_dependency_finished(finished_id bigint, outcome text)
+ RETURNS void
  LANGUAGE plpgsql
 AS $function$
 DECLARE
@@ -154,24 +145,19 @@ DECLARE
   doomed_ids bigint[];
   doomed_by bigint[];
 BEGIN
-  IF OLD.status = 'WAITING' THEN
-    DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
-  END IF;
-  IF NOT NEW.has_dependents THEN
-    RETURN NULL;
-  END IF;
   PERFORM 1 FROM nudge_jobs
-    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
       AND status = 'WAITING'
     ORDER BY id FOR NO KEY UPDATE;
-  -- Only when a dependent cancels: each job the cascade cancels fires this trigger too, and skips it.
-  IF NEW.status <> 'SUCCEEDED' AND EXISTS (
+  -- Only when a dependent cancels: each job the cascade cancels fires the outcome trigger too,
+  -- and finds none.
+  IF outcome IS DISTINCT FROM 'SUCCEEDED' AND EXISTS (
        SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-        WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
+        WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
     WITH RECURSIVE doomed (id, dependency) AS (
       SELECT e.job_id, e.depends_on_id
         FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-       WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+       WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
       UNION
       -- One index probe per job found: OFFSET 0 keeps the lookup a subquery run for each row,
       -- which the planner would otherwise join by scanning the whole table once per level.
@@ -190,15 +176,16 @@ BEGIN
     DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
     UPDATE nudge_jobs AS j
        SET status = 'CANCELLED', finished_at = now(),
-           last_error = format('dependency %s ended %s', c.dependency,
-                               CASE WHEN c.dependency = NEW.id THEN NEW.status ELSE 'CANCELLED' END)
+           last_error = CASE WHEN c.dependency <> finished_id THEN format('dependency %s ended CANCELLED', c.dependency)
+                             WHEN outcome IS NULL THEN format('dependency %s does not exist', c.dependency)
+                             ELSE format('dependency %s ended %s', c.dependency, outcome) END
       FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
      WHERE j.id = c.id AND j.status = 'WAITING';
   END IF;
   WITH ready AS (
     UPDATE nudge_jobs AS j
        SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
-     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
@@ -211,6 +198,45 @@ BEGIN
   SELECT count(*) FILTER (WHERE status = 'PENDING') INTO released FROM ready;
   IF released > 0 THEN
     PERFORM pg_notify('nudge_jobs', '');
+  END IF;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.nudge_jobs_close_windows()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM nudge_throttle_windows w USING deleted d WHERE w.job_id = d.id;
+  RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_deleted()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF OLD.status = 'WAITING' THEN
+    DELETE FROM nudge_job_dependencies WHERE job_id = OLD.id;
+  END IF;
+  IF OLD.has_dependents THEN
+    PERFORM nudge_dependency_finished(OLD.id, NULL);
+  END IF;
+  RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_outcome()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF OLD.status = 'WAITING' THEN
+    DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
+  END IF;
+  IF NEW.has_dependents THEN
+    PERFORM nudge_dependency_finished(NEW.id, NEW.status);
   END IF;
   RETURN NULL;
 END

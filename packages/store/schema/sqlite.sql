@@ -63,6 +63,56 @@ END;
 CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
   WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0;
 
+CREATE TRIGGER nudge_jobs_dependency_deleted
+  AFTER DELETE ON nudge_jobs
+  FOR EACH ROW
+  WHEN (OLD.has_dependents AND OLD.status <> 'SUCCEEDED') OR OLD.status = 'WAITING'
+BEGIN
+  DELETE FROM nudge_job_dependencies WHERE OLD.status = 'WAITING' AND job_id = OLD.id;
+  INSERT INTO nudge_dependency_cancels (root_id, job_id, dependency_id)
+    WITH RECURSIVE doomed (id, dependency) AS (
+      SELECT e.job_id, e.depends_on_id
+        FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+       WHERE OLD.has_dependents AND e.depends_on_id = OLD.id
+         AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+      UNION
+      SELECT e.job_id, e.depends_on_id
+        FROM doomed AS c
+        JOIN nudge_job_dependencies AS e ON e.depends_on_id = c.id
+        JOIN nudge_jobs AS j ON j.id = e.job_id
+       WHERE j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+    )
+    SELECT OLD.id, id, min(dependency) FROM doomed GROUP BY id;
+  DELETE FROM nudge_job_dependencies
+   WHERE job_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id);
+  UPDATE nudge_jobs
+     SET status = 'CANCELLED', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+         last_error = (SELECT 'dependency ' || c.dependency_id || ' '
+                              || CASE WHEN c.dependency_id = OLD.id THEN 'does not exist' ELSE 'ended CANCELLED' END
+                         FROM nudge_dependency_cancels AS c
+                        WHERE c.root_id = OLD.id AND c.job_id = nudge_jobs.id)
+   WHERE id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id)
+     AND status = 'WAITING';
+  UPDATE nudge_jobs
+     SET status = CASE WHEN run_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN 'SCHEDULED' ELSE 'PENDING' END
+   WHERE OLD.has_dependents
+     AND id IN (SELECT job_id FROM nudge_job_dependencies
+                 WHERE depends_on_id = OLD.id
+                    OR depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id))
+     AND status = 'WAITING'
+     AND NOT EXISTS (
+           SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
+            WHERE e.job_id = nudge_jobs.id AND d.status <> 'SUCCEEDED'
+              AND (d.status NOT IN ('FAILED', 'CANCELLED') OR nudge_jobs.on_dependency_failure = 'cancel'));
+  DELETE FROM nudge_job_dependencies
+   WHERE OLD.has_dependents
+     AND job_id IN (SELECT e.job_id FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
+                     WHERE (e.depends_on_id = OLD.id
+                            OR e.depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id))
+                       AND j.status <> 'WAITING');
+  DELETE FROM nudge_dependency_cancels WHERE root_id = OLD.id;
+END;
+
 CREATE TRIGGER nudge_jobs_dependency_outcome
   AFTER UPDATE OF status ON nudge_jobs
   FOR EACH ROW

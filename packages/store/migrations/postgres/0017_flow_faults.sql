@@ -1,4 +1,4 @@
--- Three faults of flow control.
+-- Four faults of flow control.
 --
 -- 1. A debounced job that failed once waits SCHEDULED for its retry: the unique index over
 --    SCHEDULED rows refused that write whenever a new job of the same key waited already. The
@@ -17,30 +17,31 @@ CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
 -- 3. A retried dependent may wait (WAITING) for a dependency that ended FAILED or CANCELLED and is
 --    retried by the same command: a job that cancels on a failed dependency is not released while
 --    one of its dependencies has not succeeded, only when it has (or it is cancelled again).
-CREATE OR REPLACE FUNCTION nudge_jobs_dependency_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
+--
+-- The trigger's work on the dependents moves to a function, which a deleted dependency runs too
+-- (4. below). What a dependency that finished (or was deleted) does to the jobs waiting for it: cancels those
+-- that cancel on its failure, down the chain, then releases each one whose last dependency it was.
+-- `outcome` is SUCCEEDED, FAILED, CANCELLED, or NULL for a deleted job (which did not succeed).
+CREATE FUNCTION nudge_dependency_finished(finished_id bigint, outcome text) RETURNS void
+LANGUAGE plpgsql AS $$
 DECLARE
   released integer;
   doomed_ids bigint[];
   doomed_by bigint[];
 BEGIN
-  IF OLD.status = 'WAITING' THEN
-    DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
-  END IF;
-  IF NOT NEW.has_dependents THEN
-    RETURN NULL;
-  END IF;
   PERFORM 1 FROM nudge_jobs
-    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
       AND status = 'WAITING'
     ORDER BY id FOR NO KEY UPDATE;
-  -- Only when a dependent cancels: each job the cascade cancels fires this trigger too, and skips it.
-  IF NEW.status <> 'SUCCEEDED' AND EXISTS (
+  -- Only when a dependent cancels: each job the cascade cancels fires the outcome trigger too,
+  -- and finds none.
+  IF outcome IS DISTINCT FROM 'SUCCEEDED' AND EXISTS (
        SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-        WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
+        WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
     WITH RECURSIVE doomed (id, dependency) AS (
       SELECT e.job_id, e.depends_on_id
         FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-       WHERE e.depends_on_id = NEW.id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+       WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
       UNION
       -- One index probe per job found: OFFSET 0 keeps the lookup a subquery run for each row,
       -- which the planner would otherwise join by scanning the whole table once per level.
@@ -59,15 +60,16 @@ BEGIN
     DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
     UPDATE nudge_jobs AS j
        SET status = 'CANCELLED', finished_at = now(),
-           last_error = format('dependency %s ended %s', c.dependency,
-                               CASE WHEN c.dependency = NEW.id THEN NEW.status ELSE 'CANCELLED' END)
+           last_error = CASE WHEN c.dependency <> finished_id THEN format('dependency %s ended CANCELLED', c.dependency)
+                             WHEN outcome IS NULL THEN format('dependency %s does not exist', c.dependency)
+                             ELSE format('dependency %s ended %s', c.dependency, outcome) END
       FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
      WHERE j.id = c.id AND j.status = 'WAITING';
   END IF;
   WITH ready AS (
     UPDATE nudge_jobs AS j
        SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
-     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
@@ -81,6 +83,41 @@ BEGIN
   IF released > 0 THEN
     PERFORM pg_notify('nudge_jobs', '');
   END IF;
+END
+$$;
+
+-- Runs as before: when a row becomes SUCCEEDED, FAILED or CANCELLED and either has dependents or
+-- was itself WAITING.
+CREATE OR REPLACE FUNCTION nudge_jobs_dependency_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.status = 'WAITING' THEN
+    DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
+  END IF;
+  IF NEW.has_dependents THEN
+    PERFORM nudge_dependency_finished(NEW.id, NEW.status);
+  END IF;
   RETURN NULL;
 END
 $$;
+
+-- 4. A dependency deleted by hand before it succeeded left its dependents WAITING for ever. It
+--    now counts as a dependency that did not succeed, as a missing one does at enqueue
+--    (`dependency 7 does not exist`): its dependents are cancelled or released. A deleted
+--    WAITING job forgets its own edges. Retention deletes finished jobs; those of a SUCCEEDED one
+--    were released already, so only other deletions run the function.
+CREATE FUNCTION nudge_jobs_dependency_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.status = 'WAITING' THEN
+    DELETE FROM nudge_job_dependencies WHERE job_id = OLD.id;
+  END IF;
+  IF OLD.has_dependents THEN
+    PERFORM nudge_dependency_finished(OLD.id, NULL);
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER nudge_jobs_dependency_deleted
+  AFTER DELETE ON nudge_jobs
+  FOR EACH ROW
+  WHEN ((OLD.has_dependents AND OLD.status <> 'SUCCEEDED') OR OLD.status = 'WAITING')
+  EXECUTE FUNCTION nudge_jobs_dependency_deleted();
