@@ -69,7 +69,7 @@ CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHER
 CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (finished_at IS NULL);
 CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON public.nudge_jobs REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_close_windows();
 CREATE TRIGGER nudge_jobs_dependency_deleted AFTER DELETE ON public.nudge_jobs FOR EACH ROW WHEN (((old.has_dependents AND (old.status <> 'SUCCEEDED'::text)) OR (old.status = 'WAITING'::text))) EXECUTE FUNCTION nudge_jobs_dependency_deleted();
-CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
+CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)) AND (current_setting('nudge.dependency_cascade'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
 
@@ -149,8 +149,7 @@ BEGIN
     WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
       AND status = 'WAITING'
     ORDER BY id FOR NO KEY UPDATE;
-  -- Only when a dependent cancels: each job the cascade cancels fires the outcome trigger too,
-  -- and finds none.
+  -- Only when a dependent cancels.
   IF outcome IS DISTINCT FROM 'SUCCEEDED' AND EXISTS (
        SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
         WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
@@ -174,6 +173,9 @@ BEGIN
     -- Locked in id order, as the dependents above; `= ANY` of the primary key reads them so.
     PERFORM 1 FROM nudge_jobs WHERE id = ANY(doomed_ids) ORDER BY id FOR NO KEY UPDATE;
     DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
+    -- The trigger skips the jobs this statement cancels (its WHEN reads the setting as each row
+    -- changes): their dependents are this function's, below, so no trigger call per job.
+    PERFORM set_config('nudge.dependency_cascade', 'on', true);
     UPDATE nudge_jobs AS j
        SET status = 'CANCELLED', finished_at = now(),
            last_error = CASE WHEN c.dependency <> finished_id THEN format('dependency %s ended CANCELLED', c.dependency)
@@ -181,11 +183,18 @@ BEGIN
                              ELSE format('dependency %s ended %s', c.dependency, outcome) END
       FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
      WHERE j.id = c.id AND j.status = 'WAITING';
+    PERFORM set_config('nudge.dependency_cascade', 'off', true);
+    -- Their 'run' dependents, locked as the direct ones above before the release reads them.
+    PERFORM 1 FROM nudge_jobs
+      WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = ANY(doomed_ids))
+        AND status = 'WAITING'
+      ORDER BY id FOR NO KEY UPDATE;
   END IF;
   WITH ready AS (
     UPDATE nudge_jobs AS j
        SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
-     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies
+                     WHERE depends_on_id = finished_id OR depends_on_id = ANY(doomed_ids))
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id

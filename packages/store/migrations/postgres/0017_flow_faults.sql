@@ -11,9 +11,10 @@ CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
 -- 2. A cancel cascaded down a chain by this trigger firing again for each cancelled job, one
 --    level of recursion per link: a long chain hit `stack depth limit exceeded`. Now the trigger
 --    finds every WAITING job that cancels on a failed dependency, down from this one (a recursive
---    query over nudge_job_dependencies), forgets their edges and cancels them in one statement.
---    The trigger still fires for each job so cancelled, one level down, but finds no edge to a
---    job left to cancel: it only releases the 'run' dependents whose last dependency that was.
+--    query over nudge_job_dependencies), forgets their edges and cancels them in one statement,
+--    then releases the 'run' dependents of all of them. The trigger does not fire for the jobs so
+--    cancelled (its WHEN reads a transaction-local setting the cascade sets around its UPDATE),
+--    so a cascade of any length is one trigger call, not one per job.
 -- 3. A retried dependent may wait (WAITING) for a dependency that ended FAILED or CANCELLED and is
 --    retried by the same command: a job that cancels on a failed dependency is not released while
 --    one of its dependencies has not succeeded, only when it has (or it is cancelled again).
@@ -33,8 +34,7 @@ BEGIN
     WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
       AND status = 'WAITING'
     ORDER BY id FOR NO KEY UPDATE;
-  -- Only when a dependent cancels: each job the cascade cancels fires the outcome trigger too,
-  -- and finds none.
+  -- Only when a dependent cancels.
   IF outcome IS DISTINCT FROM 'SUCCEEDED' AND EXISTS (
        SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
         WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
@@ -58,6 +58,9 @@ BEGIN
     -- Locked in id order, as the dependents above; `= ANY` of the primary key reads them so.
     PERFORM 1 FROM nudge_jobs WHERE id = ANY(doomed_ids) ORDER BY id FOR NO KEY UPDATE;
     DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
+    -- The trigger skips the jobs this statement cancels (its WHEN reads the setting as each row
+    -- changes): their dependents are this function's, below, so no trigger call per job.
+    PERFORM set_config('nudge.dependency_cascade', 'on', true);
     UPDATE nudge_jobs AS j
        SET status = 'CANCELLED', finished_at = now(),
            last_error = CASE WHEN c.dependency <> finished_id THEN format('dependency %s ended CANCELLED', c.dependency)
@@ -65,11 +68,18 @@ BEGIN
                              ELSE format('dependency %s ended %s', c.dependency, outcome) END
       FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
      WHERE j.id = c.id AND j.status = 'WAITING';
+    PERFORM set_config('nudge.dependency_cascade', 'off', true);
+    -- Their 'run' dependents, locked as the direct ones above before the release reads them.
+    PERFORM 1 FROM nudge_jobs
+      WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = ANY(doomed_ids))
+        AND status = 'WAITING'
+      ORDER BY id FOR NO KEY UPDATE;
   END IF;
   WITH ready AS (
     UPDATE nudge_jobs AS j
        SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
-     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies
+                     WHERE depends_on_id = finished_id OR depends_on_id = ANY(doomed_ids))
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
@@ -121,3 +131,13 @@ CREATE TRIGGER nudge_jobs_dependency_deleted
   FOR EACH ROW
   WHEN ((OLD.has_dependents AND OLD.status <> 'SUCCEEDED') OR OLD.status = 'WAITING')
   EXECUTE FUNCTION nudge_jobs_dependency_deleted();
+
+-- The outcome trigger as 0009 made it, but for the jobs a cascade cancels (see above).
+DROP TRIGGER nudge_jobs_dependency_outcome ON nudge_jobs;
+CREATE TRIGGER nudge_jobs_dependency_outcome
+  AFTER UPDATE OF status ON nudge_jobs
+  FOR EACH ROW
+  WHEN (NEW.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND OLD.status <> NEW.status
+        AND (NEW.has_dependents OR OLD.status = 'WAITING')
+        AND current_setting('nudge.dependency_cascade', true) IS DISTINCT FROM 'on')
+  EXECUTE FUNCTION nudge_jobs_dependency_outcome();
