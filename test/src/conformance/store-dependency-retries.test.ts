@@ -2,11 +2,19 @@
 // retried by the same bulk command), PENDING once all succeeded, refused ('blocked') when it
 // cancels on a failed dependency that nobody retries. A bulk retry of a whole failed flow works
 // whatever order its pages take.
-import { it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type pg from 'pg';
 import type { JobStatus } from '@nudge/core';
-import type { EnqueuedJob } from '@nudge/store';
-import { rawQuery } from '../helpers/index.js';
+import type { EnqueuedJob, Store } from '@nudge/store';
+import {
+  createTestDatabase,
+  openStore,
+  rawQuery,
+  testPool,
+  waitUntil,
+  type TestDatabase,
+} from '../helpers/index.js';
 import { describeStore, leaseOf, type StoreCase } from './store-fixture.js';
 
 async function statuses(t: StoreCase, jobs: readonly EnqueuedJob[]): Promise<(JobStatus | undefined)[]> {
@@ -96,6 +104,21 @@ describeStore('retrying jobs with dependencies', (t) => {
     assert.deepEqual(refused.dependency, { id: a.id, status: null });
   });
 
+  it('a dependency finishing while its dependent is retried never leaves the dependent waiting', async () => {
+    for (let round = 0; round < 25; round += 1) {
+      const [a, b] = await t.store.enqueueMany([{ kind: 'a' }, { kind: 'k', dependsOn: [{ index: 0 }] }]);
+      assert.ok(a && b);
+      await t.store.cancelJob(b.id);
+      const [claimed] = await t.claim(1, { kinds: ['a'] });
+      assert.equal(claimed?.id, a.id);
+      await Promise.all([
+        t.store.complete([{ ...leaseOf(claimed), resultJson: null }]),
+        t.store.retryJob(b.id),
+      ]);
+      assert.deepEqual(await statuses(t, [b]), ['PENDING'], `round ${round}`);
+    }
+  });
+
   it('one bulk retry of a cancelled flow, dependents paged before their head: each waits, then runs in turn', async () => {
     // Kind 'a' sorts before 'b': the walk reaches the dependents before the head they wait for.
     const flow = await t.store.enqueueMany([
@@ -137,5 +160,56 @@ describeStore('retrying jobs with dependencies', (t) => {
     await finish(t, head.id, 'b', 'succeed');
     await finish(t, first.id, 'a', 'succeed');
     assert.deepEqual(await statuses(t, [second]), ['PENDING']);
+  });
+});
+
+const FINISH = `UPDATE nudge_jobs SET status = 'SUCCEEDED', finished_at = now() WHERE id = $1`;
+
+describe('store conformance, retrying dependents under concurrent transactions: postgres', () => {
+  let db: TestDatabase | undefined;
+  let store: Store | undefined;
+  let pool: pg.Pool | undefined;
+  beforeEach(async () => {
+    db = await createTestDatabase('postgres');
+    store = await openStore(db);
+    pool = testPool(db.url);
+  });
+  afterEach(async () => {
+    await pool?.end();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('a retry waits for a dependency being finished, then sees it finished', async () => {
+    assert.ok(store && pool);
+    const [a, b] = await store.enqueueMany([{ kind: 'a' }, { kind: 'k', dependsOn: [{ index: 0 }] }]);
+    assert.ok(a && b);
+    await store.cancelJob(b.id);
+    const finisher = await pool.connect();
+    try {
+      await finisher.query('BEGIN');
+      await finisher.query(FINISH, [a.id]);
+      // Without the lock the retry would read a as PENDING and leave b WAITING, and the finishing
+      // transaction (which saw no dependent) would never release it.
+      const retried = store.retryJob(b.id);
+      await waitUntil(
+        async () => {
+          const { rows } = await pool!.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return (rows[0]?.n ?? 0) > 0 ? true : undefined;
+        },
+        15_000,
+        10,
+        'the retry waiting for the row lock',
+      );
+      await finisher.query('COMMIT');
+      const result = await retried;
+      assert.ok(result.outcome === 'changed');
+      assert.equal(result.job.status, 'PENDING');
+    } finally {
+      finisher.release();
+    }
   });
 });
