@@ -151,22 +151,28 @@ BEGIN
     ORDER BY id FOR NO KEY UPDATE;
   -- Only when a dependent cancels.
   IF outcome IS DISTINCT FROM 'SUCCEEDED' AND EXISTS (
-       SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-        WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel') THEN
+       SELECT 1 FROM nudge_job_dependencies AS e
+        WHERE e.depends_on_id = finished_id
+          AND (SELECT j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+                 FROM nudge_jobs AS j WHERE j.id = e.job_id)) THEN
+    -- Index probes only, whatever the statistics say: the edges of each job found (OFFSET 0 keeps
+    -- that lookup a subquery run per row), and each dependent's row by primary key (a scalar
+    -- subquery, never turned into a join). A join plan, chosen on stale statistics that count
+    -- few WAITING rows, read the whole table once per job of the chain.
     WITH RECURSIVE doomed (id, dependency) AS (
       SELECT e.job_id, e.depends_on_id
-        FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-       WHERE e.depends_on_id = finished_id AND j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+        FROM nudge_job_dependencies AS e
+       WHERE e.depends_on_id = finished_id
+         AND (SELECT j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+                FROM nudge_jobs AS j WHERE j.id = e.job_id)
       UNION
-      -- One index probe per job found: OFFSET 0 keeps the lookup a subquery run for each row,
-      -- which the planner would otherwise join by scanning the whole table once per level.
       SELECT e.job_id, e.depends_on_id
         FROM doomed AS c
         CROSS JOIN LATERAL (
           SELECT d.job_id, d.depends_on_id FROM nudge_job_dependencies AS d
            WHERE d.depends_on_id = c.id OFFSET 0) AS e
-        JOIN nudge_jobs AS j ON j.id = e.job_id
-       WHERE j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+       WHERE (SELECT j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+                FROM nudge_jobs AS j WHERE j.id = e.job_id)
     )
     SELECT array_agg(id ORDER BY id), array_agg(dependency ORDER BY id) INTO doomed_ids, doomed_by
       FROM (SELECT id, min(dependency) AS dependency FROM doomed GROUP BY id) AS c;
