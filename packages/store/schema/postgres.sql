@@ -199,8 +199,9 @@ BEGIN
   WITH ready AS (
     UPDATE nudge_jobs AS j
        SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
-     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies
-                     WHERE depends_on_id = finished_id OR depends_on_id = ANY(doomed_ids))
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id
+                    UNION ALL
+                    SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = ANY(doomed_ids))
        AND j.status = 'WAITING'
        AND NOT EXISTS (
              SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
