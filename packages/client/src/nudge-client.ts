@@ -210,11 +210,13 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
   }
 
   /**
-   * Runs a `FAILED` or `CANCELLED` job again (`POST /jobs/:id/retry`).
+   * Runs a `FAILED` or `CANCELLED` job again (`POST /jobs/:id/retry`); a job with a dependency
+   * that has not finished waits for it (`WAITING`).
    *
    * @returns the job's view after the change
    * @throws NudgeApiError `JOB_STATE_CONFLICT` (409) when the job is not failed or cancelled;
-   *   `JOB_NOT_FOUND` (404)
+   *   `DEPENDENCY_FAILED` (409) when it cancels on a failed dependency and one ended `FAILED` or
+   *   `CANCELLED`; `JOB_NOT_FOUND` (404)
    */
   retry(id: number): Promise<JobView> {
     return this.#request<JobView>('POST', `/jobs/${id}/retry`);

@@ -32,6 +32,11 @@ export const ERROR_CODES = {
     summary:
       'The job is in a status the operation does not apply to (cancel a finished job, retry a running one).',
   },
+  DEPENDENCY_FAILED: {
+    status: 409,
+    summary:
+      "A retry of a job that cancels on a failed dependency (`onDependencyFailure: 'cancel'`) while one of its dependencies ended `FAILED` or `CANCELLED`, or no longer exists: it would be cancelled again.",
+  },
   UNAUTHORIZED: {
     status: 401,
     summary: 'API keys are configured and the request has no valid `Authorization: Bearer <key>`.',

@@ -18,6 +18,8 @@ import type { JobStatus } from './job-status.js';
  * - `PENDING → FAILED`: no live instance handles the kind.
  * - `WAITING | SCHEDULED | PENDING | RUNNING → CANCELLED`: `POST /jobs/:id/cancel`.
  * - `FAILED | CANCELLED → PENDING`: `POST /jobs/:id/retry`, with fresh attempts.
+ * - `FAILED | CANCELLED → WAITING`: the same retry of a job with a dependency that has not
+ *   finished, or that the same `POST /jobs/retry` retries too; it waits for it again.
  *
  * `SUCCEEDED` is final. A new row starts `SCHEDULED`, `PENDING`, `RUNNING` (inserted already
  * claimed by the instance that received it), `WAITING` (a dependency has not finished) or
@@ -29,8 +31,8 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
   PENDING: ['RUNNING', 'FAILED', 'CANCELLED'],
   RUNNING: ['SUCCEEDED', 'SCHEDULED', 'PENDING', 'FAILED', 'CANCELLED'],
   SUCCEEDED: [],
-  FAILED: ['PENDING'],
-  CANCELLED: ['PENDING'],
+  FAILED: ['PENDING', 'WAITING'],
+  CANCELLED: ['PENDING', 'WAITING'],
 };
 
 /** Statuses a new row may be inserted in. */

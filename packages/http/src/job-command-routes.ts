@@ -15,6 +15,15 @@ function answer(id: number, command: 'cancel' | 'retry', result: JobCommandResul
       return toJobView(result.job);
     case 'conflict':
       throw new JobStateConflictError(id, command, result.job.status);
+    case 'blocked': {
+      const { id: dependency, status } = result.dependency;
+      throw new NudgeError(
+        'DEPENDENCY_FAILED',
+        `job ${id} cannot be retried: its dependency ${dependency} ${status === null ? 'no longer exists' : `ended ${status}`}` +
+          ` and it cancels on a failed dependency, so it would be cancelled again: retry job ${dependency} first` +
+          ' (then this job waits for it), or both in one POST /jobs/retry',
+      );
+    }
     case 'not-found':
       throw new NudgeError('JOB_NOT_FOUND', `no job has id ${id}`);
   }
@@ -26,7 +35,9 @@ function answer(id: number, command: 'cancel' | 'retry', result: JobCommandResul
  * - `POST /jobs/:id/cancel`: a `SCHEDULED`, `PENDING` or `RUNNING` job becomes `CANCELLED` at
  *   once (a running attempt is aborted through `ctx.signal`: at once on this instance, within one
  *   heartbeat on another; its late outcome changes nothing).
- * - `POST /jobs/:id/retry`: a `FAILED` or `CANCELLED` job becomes `PENDING` with fresh attempts.
+ * - `POST /jobs/:id/retry`: a `FAILED` or `CANCELLED` job becomes `PENDING` with fresh attempts
+ *   (`WAITING` while one of its dependencies has not finished); `409 DEPENDENCY_FAILED` when it
+ *   cancels on a failed dependency and one ended `FAILED` or `CANCELLED`.
  *
  * Both answer `200` with the job's view, `409 JOB_STATE_CONFLICT` (with the job's `status`) when
  * its status does not allow the command, or `404 JOB_NOT_FOUND`.

@@ -58,7 +58,7 @@ ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_pkey PRIMARY KEY (id);
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_queue_check CHECK ((queue <> ''::text));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_status_check CHECK ((status = ANY (ARRAY['WAITING'::text, 'SCHEDULED'::text, 'PENDING'::text, 'RUNNING'::text, 'SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])));
 CREATE INDEX nudge_jobs_claimable ON public.nudge_jobs USING btree (priority, run_at, id) WHERE (status = 'PENDING'::text);
-CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text));
+CREATE UNIQUE INDEX nudge_jobs_debounce ON public.nudge_jobs USING btree (kind, debounce_key) WHERE ((debounce_key IS NOT NULL) AND (status = 'SCHEDULED'::text) AND (attempts = 0));
 CREATE INDEX nudge_jobs_finished ON public.nudge_jobs USING btree (status, kind, finished_at) WHERE (finished_at IS NOT NULL);
 CREATE UNIQUE INDEX nudge_jobs_idempotency ON public.nudge_jobs USING btree (kind, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX nudge_jobs_key_claimable ON public.nudge_jobs USING btree (queue, concurrency_key, priority, run_at, id) WHERE ((status = 'PENDING'::text) AND (concurrency_key IS NOT NULL));
@@ -70,7 +70,8 @@ CREATE INDEX nudge_jobs_running ON public.nudge_jobs USING btree (queue, concurr
 CREATE INDEX nudge_jobs_scheduled ON public.nudge_jobs USING btree (run_at) WHERE (status = 'SCHEDULED'::text);
 CREATE INDEX nudge_jobs_unfinished ON public.nudge_jobs USING btree (id) WHERE (finished_at IS NULL);
 CREATE TRIGGER nudge_jobs_close_windows AFTER DELETE ON public.nudge_jobs REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_close_windows();
-CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
+CREATE TRIGGER nudge_jobs_dependency_deleted AFTER DELETE ON public.nudge_jobs FOR EACH ROW WHEN (((old.has_dependents AND (old.status <> 'SUCCEEDED'::text)) OR (old.status = 'WAITING'::text))) EXECUTE FUNCTION nudge_jobs_dependency_deleted();
+CREATE TRIGGER nudge_jobs_dependency_outcome AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = ANY (ARRAY['SUCCEEDED'::text, 'FAILED'::text, 'CANCELLED'::text])) AND (old.status <> new.status) AND (new.has_dependents OR (old.status = 'WAITING'::text)) AND (current_setting('nudge.dependency_cascade'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION nudge_jobs_dependency_outcome();
 CREATE TRIGGER nudge_jobs_notify AFTER INSERT ON public.nudge_jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION nudge_jobs_notify();
 CREATE TRIGGER nudge_jobs_notify_runnable AFTER UPDATE OF status ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (old.status <> 'PENDING'::text))) EXECUTE FUNCTION nudge_jobs_notify_runnable();
 CREATE TRIGGER nudge_jobs_schedule_future BEFORE INSERT ON public.nudge_jobs FOR EACH ROW WHEN (((new.status = 'PENDING'::text) AND (new.run_at > now()))) EXECUTE FUNCTION nudge_jobs_schedule_future();
@@ -138,6 +139,88 @@ CREATE TABLE nudge_throttle_windows (
 ALTER TABLE nudge_throttle_windows ADD CONSTRAINT nudge_throttle_windows_pkey PRIMARY KEY (kind, key);
 CREATE INDEX nudge_throttle_windows_job ON public.nudge_throttle_windows USING btree (job_id);
 
+CREATE OR REPLACE FUNCTION public.nudge_dependency_finished(finished_id bigint, outcome text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  released integer;
+  doomed_ids bigint[];
+  doomed_by bigint[];
+BEGIN
+  PERFORM 1 FROM nudge_jobs
+    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id)
+      AND status = 'WAITING'
+    ORDER BY id FOR NO KEY UPDATE;
+  -- Only when a dependent cancels.
+  IF outcome IS DISTINCT FROM 'SUCCEEDED' AND EXISTS (
+       SELECT 1 FROM nudge_job_dependencies AS e
+        WHERE e.depends_on_id = finished_id
+          AND (SELECT j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+                 FROM nudge_jobs AS j WHERE j.id = e.job_id)) THEN
+    -- Index probes only, whatever the statistics say: the edges of each job found (OFFSET 0 keeps
+    -- that lookup a subquery run per row), and each dependent's row by primary key (a scalar
+    -- subquery, never turned into a join). A join plan, chosen on stale statistics that count
+    -- few WAITING rows, read the whole table once per job of the chain.
+    WITH RECURSIVE doomed (id, dependency) AS (
+      SELECT e.job_id, e.depends_on_id
+        FROM nudge_job_dependencies AS e
+       WHERE e.depends_on_id = finished_id
+         AND (SELECT j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+                FROM nudge_jobs AS j WHERE j.id = e.job_id)
+      UNION
+      SELECT e.job_id, e.depends_on_id
+        FROM doomed AS c
+        CROSS JOIN LATERAL (
+          SELECT d.job_id, d.depends_on_id FROM nudge_job_dependencies AS d
+           WHERE d.depends_on_id = c.id OFFSET 0) AS e
+       WHERE (SELECT j.status = 'WAITING' AND j.on_dependency_failure = 'cancel'
+                FROM nudge_jobs AS j WHERE j.id = e.job_id)
+    )
+    SELECT array_agg(id ORDER BY id), array_agg(dependency ORDER BY id) INTO doomed_ids, doomed_by
+      FROM (SELECT id, min(dependency) AS dependency FROM doomed GROUP BY id) AS c;
+    -- Locked in id order, as the dependents above; `= ANY` of the primary key reads them so.
+    PERFORM 1 FROM nudge_jobs WHERE id = ANY(doomed_ids) ORDER BY id FOR NO KEY UPDATE;
+    DELETE FROM nudge_job_dependencies WHERE job_id = ANY(doomed_ids);
+    -- The trigger skips the jobs this statement cancels (its WHEN reads the setting as each row
+    -- changes): their dependents are this function's, below, so no trigger call per job.
+    PERFORM set_config('nudge.dependency_cascade', 'on', true);
+    UPDATE nudge_jobs AS j
+       SET status = 'CANCELLED', finished_at = now(),
+           last_error = CASE WHEN c.dependency <> finished_id THEN format('dependency %s ended CANCELLED', c.dependency)
+                             WHEN outcome IS NULL THEN format('dependency %s does not exist', c.dependency)
+                             ELSE format('dependency %s ended %s', c.dependency, outcome) END
+      FROM unnest(doomed_ids, doomed_by) AS c (id, dependency)
+     WHERE j.id = c.id AND j.status = 'WAITING';
+    PERFORM set_config('nudge.dependency_cascade', 'off', true);
+    -- Their 'run' dependents, locked as the direct ones above before the release reads them.
+    PERFORM 1 FROM nudge_jobs
+      WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = ANY(doomed_ids))
+        AND status = 'WAITING'
+      ORDER BY id FOR NO KEY UPDATE;
+  END IF;
+  WITH ready AS (
+    UPDATE nudge_jobs AS j
+       SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
+     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = finished_id
+                    UNION ALL
+                    SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = ANY(doomed_ids))
+       AND j.status = 'WAITING'
+       AND NOT EXISTS (
+             SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
+              WHERE e.job_id = j.id AND d.status <> 'SUCCEEDED'
+                AND (d.status NOT IN ('FAILED', 'CANCELLED') OR j.on_dependency_failure = 'cancel'))
+    RETURNING j.id, j.status
+  ), forgotten AS (
+    DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM ready)
+  )
+  SELECT count(*) FILTER (WHERE status = 'PENDING') INTO released FROM ready;
+  IF released > 0 THEN
+    PERFORM pg_notify('nudge_jobs', '');
+  END IF;
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.nudge_jobs_close_windows()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -148,46 +231,31 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_deleted()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF OLD.status = 'WAITING' THEN
+    DELETE FROM nudge_job_dependencies WHERE job_id = OLD.id;
+  END IF;
+  IF OLD.has_dependents THEN
+    PERFORM nudge_dependency_finished(OLD.id, NULL);
+  END IF;
+  RETURN NULL;
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.nudge_jobs_dependency_outcome()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-  released integer;
 BEGIN
   IF OLD.status = 'WAITING' THEN
     DELETE FROM nudge_job_dependencies WHERE job_id = NEW.id;
   END IF;
-  IF NOT NEW.has_dependents THEN
-    RETURN NULL;
-  END IF;
-  PERFORM 1 FROM nudge_jobs
-    WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
-      AND status = 'WAITING'
-    ORDER BY id FOR NO KEY UPDATE;
-  -- Each cancel fires this trigger again for the cancelled job: the cancel cascades down the chain.
-  IF NEW.status <> 'SUCCEEDED' THEN
-    UPDATE nudge_jobs
-       SET status = 'CANCELLED', finished_at = now(),
-           last_error = format('dependency %s ended %s', NEW.id, NEW.status)
-     WHERE id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
-       AND status = 'WAITING' AND on_dependency_failure = 'cancel';
-  END IF;
-  WITH ready AS (
-    UPDATE nudge_jobs AS j
-       SET status = CASE WHEN j.run_at > clock_timestamp() THEN 'SCHEDULED' ELSE 'PENDING' END
-     WHERE j.id IN (SELECT job_id FROM nudge_job_dependencies WHERE depends_on_id = NEW.id)
-       AND j.status = 'WAITING'
-       AND NOT EXISTS (
-             SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-              WHERE e.job_id = j.id AND d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
-    RETURNING j.id, j.status
-  ), forgotten AS (
-    DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM ready)
-  )
-  SELECT count(*) FILTER (WHERE status = 'PENDING') INTO released FROM ready;
-  IF released > 0 THEN
-    PERFORM pg_notify('nudge_jobs', '');
+  IF NEW.has_dependents THEN
+    PERFORM nudge_dependency_finished(NEW.id, NEW.status);
   END IF;
   RETURN NULL;
 END

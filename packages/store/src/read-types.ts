@@ -24,11 +24,19 @@ export interface DependencyOutcome {
 
 /**
  * What a cancel or a retry did: `changed` (the job moved; `previous` is the status it left),
- * `conflict` (its status does not allow the move; `job` is as it is), or `not-found`.
+ * `conflict` (its status does not allow the move; `job` is as it is), `blocked` (a retry of a
+ * job that cancels on a failed dependency while `dependency` ended `FAILED` or `CANCELLED`, or no
+ * longer exists: `status` null; it would be cancelled again, so it is left as it is), or
+ * `not-found`.
  */
 export type JobCommandResult =
   | { readonly outcome: 'changed'; readonly job: Job; readonly previous: JobStatus }
   | { readonly outcome: 'conflict'; readonly job: Job }
+  | {
+      readonly outcome: 'blocked';
+      readonly job: Job;
+      readonly dependency: { readonly id: number; readonly status: 'FAILED' | 'CANCELLED' | null };
+    }
   | { readonly outcome: 'not-found' };
 
 /** A queue's rate limit: at most `limit` jobs started in any window of `intervalMs` ms. */

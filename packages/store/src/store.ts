@@ -171,7 +171,9 @@ export interface Store {
   /**
    * Retries a `FAILED` or `CANCELLED` job: `PENDING`, due now, with fresh attempts (0), `version`
    * bumped, result and progress cleared; the attempt-error history is kept. Any other status is
-   * a `conflict`.
+   * a `conflict`. A job with dependencies waits for them again: `WAITING` while one has not
+   * finished (released as at its enqueue); `blocked` (unchanged) when it cancels on a failed
+   * dependency and one ended `FAILED` or `CANCELLED`, or no longer exists.
    */
   retryJob(id: number, now?: Date): Promise<JobCommandResult>;
   /**
@@ -180,7 +182,9 @@ export interface Store {
    * runs, one this call retried included, is left alone). Works in pages of at most
    * {@link BULK_PAGE_SIZE} jobs, each its own statement, walking the finished index so that no
    * job is read twice; stops after `filter.limit` jobs. Each page changes each row exactly as
-   * {@link retryJob} does.
+   * {@link retryJob} does, except that a dependency this call retries too (it matches the filter,
+   * whichever page it is in) counts as not finished: its dependent waits for it. A row
+   * {@link retryJob} would refuse as `blocked` is left alone and not counted.
    * @throws NudgeError `INVALID_REQUEST` for a status that cannot be retried, a limit that is not
    * a whole number ≥ 1 or an invalid date, before any row is read
    */

@@ -108,6 +108,24 @@ describeStore('status transitions', (t) => {
     assert.ok(failed);
     await store.retryJob(failed.id);
     await store.retryJob(pending.id);
+    // A retried job whose dependency has not finished waits for it: FAILED | CANCELLED → WAITING.
+    const upstream = await store.enqueue({ kind: 'up' });
+    const [cancelsAfter, runsAfter] = await store.enqueueMany([
+      { kind: 'down', dependsOn: [upstream.id] },
+      { kind: 'down', dependsOn: [upstream.id], onDependencyFailure: 'run' },
+    ]);
+    assert.ok(cancelsAfter && runsAfter);
+    await store.cancelJob(upstream.id);
+    const [down] = await t.claim(1, { kinds: ['down'] });
+    assert.equal(down?.id, runsAfter.id);
+    await store.fail([{ ...leaseOf(down), error: 'permanent', retryDelayMs: 0, permanent: true }]);
+    await store.retryJob(upstream.id);
+    assert.equal((await store.retryJob(cancelsAfter.id)).outcome, 'changed');
+    assert.equal((await store.retryJob(runsAfter.id)).outcome, 'changed');
+    assert.deepEqual(
+      [(await store.getJob(cancelsAfter.id))?.status, (await store.getJob(runsAfter.id))?.status],
+      ['WAITING', 'WAITING'],
+    );
 
     const recorded = await rawQuery<{ from_status: JobStatus | null; to_status: JobStatus }>(
       t.db,

@@ -41,6 +41,24 @@ for (const dialect of DIALECTS) {
       assert.equal(retried.body.attempts, 0);
     });
 
+    it('refuses with 409 DEPENDENCY_FAILED, naming the dependency, a retry that would be cancelled again', async () => {
+      const [head, dependent] = await t.store.enqueueMany([
+        { kind: 'echo', runAt: new Date(Date.now() + 3_600_000) },
+        { kind: 'echo', dependsOn: [{ index: 0 }] },
+      ]);
+      assert.ok(head && dependent);
+      await post(`/jobs/${head.id}/cancel`);
+      const refused = await post(`/jobs/${dependent.id}/retry`);
+      assert.equal(refused.status, 409);
+      assert.equal(refused.body.code, 'DEPENDENCY_FAILED');
+      assert.match(String(refused.body.message), new RegExp(`dependency ${head.id} ended CANCELLED`));
+      assert.equal((await post(`/jobs/${head.id}/retry`)).body.status, 'PENDING');
+      const waiting = await post(`/jobs/${dependent.id}/retry`);
+      assert.equal(waiting.status, 200);
+      assert.equal(waiting.body.status, 'WAITING');
+      await post(`/jobs/${head.id}/cancel`);
+    });
+
     it('answers 404 for an unknown job and 400 for a malformed id, changing nothing', async () => {
       const before = await t.store.countByStatus();
       assert.equal((await post('/jobs/987654/cancel')).body.code, 'JOB_NOT_FOUND');

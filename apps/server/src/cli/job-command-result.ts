@@ -17,6 +17,12 @@ export function describeCommandResult(
       throw new CliError(
         `job ${id} is ${result.job.status}: only ${command.appliesTo} jobs can be ${command.done}`,
       );
+    case 'blocked': {
+      const { id: dependency, status } = result.dependency;
+      throw new CliError(
+        `job ${id} cancels on a failed dependency and its dependency ${dependency} ${status === null ? 'no longer exists' : `ended ${status}`}: retry job ${dependency} first`,
+      );
+    }
     case 'changed':
       return `job ${id} ${command.done} (was ${result.previous}, now ${result.job.status})${command.note}`;
   }

@@ -15,10 +15,11 @@ const DEDUPE_TRIES = 3;
 
 /**
  * The debounce insert's upsert clause: a job of the same kind and debounce key that waits
- * `SCHEDULED` (the partial unique index `nudge_jobs_debounce`) makes the insert write nothing.
+ * `SCHEDULED` and never started (the partial unique index `nudge_jobs_debounce`) makes the insert
+ * write nothing. A job that already ran and waits for its retry is not the waiting one.
  */
 export const ON_DEBOUNCE_CONFLICT_DO_NOTHING =
-  "ON CONFLICT (kind, debounce_key) WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' DO NOTHING";
+  "ON CONFLICT (kind, debounce_key) WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0 DO NOTHING";
 
 /**
  * A throttled or debounced job lost {@link DEDUPE_TRIES} rounds to concurrent producers of the
@@ -67,8 +68,9 @@ function insertJob(
 }
 
 /**
- * Replaces the payload of the job of `kind` that waits `SCHEDULED` under `key` and moves its
- * `run_at` to the database's now plus `delayMs`. The status stays `SCHEDULED` (no transition).
+ * Replaces the payload of the job of `kind` that waits `SCHEDULED` under `key` and never started
+ * (`attempts = 0`), and moves its `run_at` to the database's now plus `delayMs`. The status stays
+ * `SCHEDULED` (no transition). A job that ran and waits for its retry keeps its payload and backoff.
  */
 function debounceReplace(
   dialect: SqlDialect,
@@ -78,7 +80,7 @@ function debounceReplace(
 ): SqlQuery {
   const sql =
     `UPDATE nudge_jobs SET payload = ?${dialect === 'postgres' ? '::jsonb' : ''}, run_at = ${clockPlus(dialect, '?')} ` +
-    `WHERE kind = ? AND debounce_key = ? AND status = 'SCHEDULED' RETURNING ${returningList(returning)}`;
+    `WHERE kind = ? AND debounce_key = ? AND status = 'SCHEDULED' AND attempts = 0 RETURNING ${returningList(returning)}`;
   const payload = JSON.stringify(job.payload === undefined ? {} : job.payload);
   return { sql: numbered(dialect, sql), params: [payload, debounce.delayMs, job.kind, debounce.key] };
 }
@@ -171,8 +173,8 @@ function* debounceSteps<Row extends ReturnedRow>(
  * - Throttle: open the window of (kind, key) unless one is open (`nudge_throttle_windows`,
  *   `INSERT … ON CONFLICT DO UPDATE … WHERE closes_at <= now`); the producer that opened it
  *   inserts the job and records its id on the window; any other reads the window's job back.
- * - Debounce: move the job that waits `SCHEDULED` under (kind, key) (new payload, `run_at` now
- *   plus `delayMs`); when none waits, insert one at now plus `delayMs`, skipping it if a
+ * - Debounce: move the job that waits `SCHEDULED` under (kind, key) and never started (new
+ *   payload, `run_at` now plus `delayMs`); when none waits, insert one at now plus `delayMs`, skipping it if a
  *   concurrent producer inserted one first (the partial unique index), then try again.
  *
  * Both are decided by the database: on PostgreSQL the window row's lock and the unique index make

@@ -3,6 +3,7 @@ import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.j
 import { checkRetryFilter } from '../bulk-filter-check.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { pgNow } from './pg-row.js';
+import { pgRetryCtes } from './pg-retry-sql.js';
 
 /** Where the next page starts: after this (finished_at, id) among the jobs of `kind`. */
 interface RetryCursor {
@@ -22,26 +23,28 @@ const FIRST = { finishedAt: '-infinity', id: 0 };
  * the command started) match, so a job this command retried that fails again (finished later)
  * is not retried again. FOR UPDATE locks each row and, when another write changed it first,
  * checks the filter again on the new row: a row a concurrent command already moved is left out,
- * as the single retry would refuse it. The update finds the page's rows by primary key, from one
- * array (a join of the page to the table may flip to a scan of the whole table).
+ * as the single retry would refuse it. The rows change as {@link pgRetryCtes} says; a dependency
+ * that matches this command waits for it. Every row of the page comes back (`id` NULL for one its
+ * dependencies blocked), so the cursor moves past each.
  */
-export function pgRetryPageSql(filters: readonly string[]): string {
+export function pgRetryPageSql(filters: readonly string[], kindGiven = false): string {
+  const where = filters.map((f) => `\n     AND ${f}`).join('');
+  // A dependency this command retries too (in this page or a later one): its dependent waits for it.
+  const retried = `EXISTS (
+    SELECT 1 FROM nudge_jobs WHERE id = d.id AND status = $1 AND finished_at IS NOT NULL
+       AND finished_at <= $2::timestamptz${kindGiven ? ' AND kind = $3' : ''}${where})`;
   return `
 WITH page AS MATERIALIZED (
-  SELECT id, finished_at FROM nudge_jobs
+  SELECT id, finished_at, depends_on, on_dependency_failure FROM nudge_jobs
    WHERE status = $1 AND kind = $3 AND finished_at IS NOT NULL AND finished_at <= $2::timestamptz
-     AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${filters.map((f) => `\n     AND ${f}`).join('')}
+     AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${where}
    ORDER BY finished_at, id
    LIMIT $6
    FOR UPDATE),
-changed AS (
-  UPDATE nudge_jobs AS j
-     SET status = 'PENDING', version = j.version + 1, attempts = 0, run_at = ${pgNow('$7')},
-         lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
-   WHERE j.id = ANY(ARRAY(SELECT id FROM page))
-  RETURNING j.id, j.kind, j.queue, j.version, j.claimed_by)
-SELECT c.id, c.kind, c.queue, c.version, c.claimed_by, p.finished_at::text AS cursor_at
-  FROM changed AS c JOIN page AS p ON p.id = c.id
+rows AS (SELECT id, depends_on, on_dependency_failure FROM page),
+${pgRetryCtes(retried, 'true', '$7')}
+SELECT c.id, c.kind, c.queue, c.version, c.claimed_by, p.id AS page_id, p.finished_at::text AS cursor_at
+  FROM page AS p LEFT JOIN changed AS c ON c.id = p.id
  ORDER BY p.finished_at, p.id`;
 }
 
@@ -85,15 +88,16 @@ export async function pgRetryJobs(
   const firstKind = await nextKind('');
   if (firstKind === undefined) return { changed: 0, isolated: 0, groups: [], running: [], pages: 0 };
   const filters = retryFilters(filter);
-  const text = pgRetryPageSql(filters.sql);
+  const text = pgRetryPageSql(filters.sql, filter.kind !== undefined);
   const start: RetryCursor = { kind: firstKind, ...FIRST };
   return runBulkPages(start, filter.limit, async (cursor, size) => {
     const page = await pool.query<{
-      id: number;
+      id: number | null;
       kind: string;
       queue: string;
       version: number;
       claimed_by: string | null;
+      page_id: number;
       cursor_at: string;
     }>(text, [
       filter.status,
@@ -106,18 +110,24 @@ export async function pgRetryJobs(
       ...filters.values,
     ]);
     const last = page.rows.at(-1);
-    const rows = page.rows.map((row) => ({
-      id: Number(row.id),
-      kind: row.kind,
-      queue: row.queue,
-      previous: filter.status,
-      version: row.version,
-      claimedBy: row.claimed_by,
-    }));
+    const rows = page.rows.flatMap((row) =>
+      row.id === null
+        ? []
+        : [
+            {
+              id: Number(row.id),
+              kind: row.kind,
+              queue: row.queue,
+              previous: filter.status,
+              version: row.version,
+              claimedBy: row.claimed_by,
+            },
+          ],
+    );
     if (last && page.rows.length === size) {
       return {
         rows,
-        next: { kind: cursor.kind, finishedAt: last.cursor_at, id: Number(last.id) },
+        next: { kind: cursor.kind, finishedAt: last.cursor_at, id: Number(last.page_id) },
         done: false,
       };
     }

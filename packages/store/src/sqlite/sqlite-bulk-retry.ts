@@ -3,7 +3,7 @@ import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.j
 import { checkRetryFilter } from '../bulk-filter-check.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { toSqliteTime } from './sqlite-row.js';
-import { SQLITE_NOW } from './sqlite-time.js';
+import { sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
 import { sqliteClockAfter } from './sqlite-clock-after.js';
 
 /** Where the next page starts: after this (kind, finished_at, id) of the finished index. */
@@ -38,14 +38,14 @@ SELECT id, kind, queue, finished_at FROM nudge_jobs
  LIMIT @size`;
 }
 
-// The page's rows, read in the same IMMEDIATE transaction, so none changed in between; the status
-// guard is the single retry's.
-const RETRY = `
-UPDATE nudge_jobs
-   SET status = 'PENDING', version = version + 1, attempts = 0, run_at = ${SQLITE_NOW},
-       lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
- WHERE id IN (SELECT value FROM json_each(@ids)) AND status = @status
-RETURNING id, kind, queue, version, claimed_by`;
+/**
+ * A dependency that this same command retries (in this page or a later one), so its dependent
+ * waits for it: it matches the command's status, cutoff and `filters`.
+ */
+function retriedByCommand(filters: readonly string[]): string {
+  return `EXISTS (SELECT 1 FROM nudge_jobs WHERE id = d.id AND status = @status AND finished_at IS NOT NULL
+                   AND finished_at <= @cutoff${filters.map((f) => ` AND ${f}`).join('')})`;
+}
 
 /**
  * See {@link Store.retryJobs}. Each page is one `IMMEDIATE` transaction run through `run` (the
@@ -71,7 +71,10 @@ export async function sqliteRetryJobs(
   if (filter.finishedBefore)
     add('finished_at < @finished_before', 'finished_before', filter.finishedBefore.toISOString());
   const select = db.prepare<Record<string, unknown>, PageRow>(sqliteRetryPageSql(filters));
-  const update = db.prepare<Record<string, unknown>, ChangedRow>(RETRY);
+  // The page's rows, read in the same IMMEDIATE transaction, so none changed in between; the
+  // status guard and the dependencies' verdict are the single retry's.
+  const update = db.prepare<Record<string, unknown>, ChangedRow>(sqliteRetrySql(retriedByCommand(filters)));
+  const edges = db.prepare<Record<string, unknown>>(sqliteRetryEdgesSql(retriedByCommand(filters)));
   // A job retried here and failed again within the cutoff's millisecond would match again: the
   // first page waits until the clock has passed the cutoff.
   const cutoff = now ? now.toISOString() : await run(() => sqliteClockAfter(db));
@@ -86,7 +89,10 @@ export async function sqliteRetryJobs(
       size,
     });
     const ids = JSON.stringify(rows.map((row) => row.id));
-    const changed = update.all({ ids, status: filter.status, now: toSqliteTime(now) });
+    const changed = update.all({ ...values, ids, status: filter.status, cutoff, now: toSqliteTime(now) });
+    const waiting = changed.filter((row) => row.status === 'WAITING').map((row) => row.id);
+    if (waiting.length > 0)
+      edges.run({ ...values, ids: JSON.stringify(waiting), status: filter.status, cutoff });
     const last = rows.at(-1);
     return {
       rows: changed.map((row) => ({
@@ -106,6 +112,7 @@ export async function sqliteRetryJobs(
 
 interface ChangedRow {
   id: number;
+  status: string;
   kind: string;
   queue: string;
   version: number;

@@ -3,6 +3,7 @@ import { CANCELLABLE_STATUSES, RETRYABLE_STATUSES, type JobStatus } from '@nudge
 import type { JobCommandResult } from '../store.js';
 import { sqliteRowToJob, toSqliteTime, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW } from './sqlite-time.js';
+import { SQLITE_BLOCKING_DEPENDENCY, sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
 
 // Invariant: a command reads the status and moves the row in one BEGIN IMMEDIATE transaction, so
 // no claim or outcome on any connection interleaves; it moves the row only from a status the
@@ -13,12 +14,10 @@ UPDATE nudge_jobs
  WHERE id = @id
 RETURNING *`;
 
-const RETRY = `
-UPDATE nudge_jobs
-   SET status = 'PENDING', version = version + 1, attempts = 0, run_at = ${SQLITE_NOW},
-       lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
- WHERE id = @id
-RETURNING *`;
+// A retry also decides against the job's dependencies (see sqliteRetrySql): a job that waits for
+// one goes back to WAITING, one that would be cancelled again at once is left as it is.
+const RETRY = sqliteRetrySql('0');
+const RETRY_EDGES = sqliteRetryEdgesSql('0');
 
 /** The cancel and retry commands; see {@link Store.cancelJob} and {@link Store.retryJob}. */
 export function createSqliteJobCommands(db: Database.Database): {
@@ -26,18 +25,39 @@ export function createSqliteJobCommands(db: Database.Database): {
   retry: (id: number, now?: Date) => JobCommandResult;
 } {
   const read = db.prepare<[number], SqliteJobRow>('SELECT * FROM nudge_jobs WHERE id = ?');
-  const command = (text: string, from: readonly JobStatus[]) => {
-    const update = db.prepare<{ id: number; now: string | null }, SqliteJobRow>(text);
-    const run = db.transaction((id: number, now: Date | undefined): JobCommandResult => {
-      const current = read.get(id);
-      if (!current) return { outcome: 'not-found' };
-      const previous = current.status as JobStatus;
-      if (!from.includes(previous)) return { outcome: 'conflict', job: sqliteRowToJob(current) };
-      const changed = update.get({ id, now: toSqliteTime(now) });
-      if (!changed) throw new Error(`job ${id} vanished inside its own transaction`);
-      return { outcome: 'changed', job: sqliteRowToJob(changed), previous };
-    });
-    return (id: number, now?: Date) => run.immediate(id, now);
+  const cancelJob = db.prepare<{ id: number; now: string | null }, SqliteJobRow>(CANCEL);
+  const cancel = db.transaction((id: number, now: Date | undefined): JobCommandResult => {
+    const current = read.get(id);
+    if (!current) return { outcome: 'not-found' };
+    const previous = current.status as JobStatus;
+    if (!CANCELLABLE_STATUSES.includes(previous))
+      return { outcome: 'conflict', job: sqliteRowToJob(current) };
+    const changed = cancelJob.get({ id, now: toSqliteTime(now) });
+    if (!changed) throw new Error(`job ${id} vanished inside its own transaction`);
+    return { outcome: 'changed', job: sqliteRowToJob(changed), previous };
+  });
+  const retryJob = db.prepare<Record<string, unknown>, SqliteJobRow>(RETRY);
+  const retryEdges = db.prepare<Record<string, unknown>>(RETRY_EDGES);
+  const blocking = db.prepare<{ id: number }, { id: number; status: 'FAILED' | 'CANCELLED' | null }>(
+    SQLITE_BLOCKING_DEPENDENCY,
+  );
+  const retry = db.transaction((id: number, now: Date | undefined): JobCommandResult => {
+    const current = read.get(id);
+    if (!current) return { outcome: 'not-found' };
+    const previous = current.status as JobStatus;
+    if (!RETRYABLE_STATUSES.includes(previous)) return { outcome: 'conflict', job: sqliteRowToJob(current) };
+    const ids = JSON.stringify([id]);
+    const changed = retryJob.get({ ids, status: previous, now: toSqliteTime(now) });
+    if (!changed) {
+      const dependency = blocking.get({ id });
+      if (!dependency) throw new Error(`job ${id} was neither retried nor blocked by a dependency`);
+      return { outcome: 'blocked', job: sqliteRowToJob(current), dependency };
+    }
+    if (changed.status === 'WAITING') retryEdges.run({ ids });
+    return { outcome: 'changed', job: sqliteRowToJob(changed), previous };
+  });
+  return {
+    cancel: (id, now) => cancel.immediate(id, now),
+    retry: (id, now) => retry.immediate(id, now),
   };
-  return { cancel: command(CANCEL, CANCELLABLE_STATUSES), retry: command(RETRY, RETRYABLE_STATUSES) };
 }

@@ -1,0 +1,66 @@
+import { pgNow } from './pg-row.js';
+
+/**
+ * The retry of the rows of CTE `rows` (`id`, `depends_on`, `on_dependency_failure`), as CTEs to
+ * follow it in one statement: `deps` locks their dependencies in id order (`FOR NO KEY UPDATE`,
+ * as an enqueue of a dependent does, so none finishes between this read and the commit), then
+ * `verdict` decides per row, then `changed` writes the rows and `edges` records what a row waits
+ * for.
+ *
+ * A dependency is awaited when it has not finished, or when `retried` (an SQL predicate on alias
+ * `d`) says this same command retries it. A row whose dependency ended `FAILED` or `CANCELLED`
+ * (and is not retried) or no longer exists, and that cancels on a failed dependency, is
+ * `blocked`: left as it is. Any other row becomes `WAITING` while it awaits a dependency, else
+ * `PENDING`, with fresh attempts, due at once. The rows are found by primary key from one array
+ * (a join of `rows` to the table may flip to a scan of the whole table).
+ *
+ * @param where - extra condition on the row to change (alias `p` for `rows`)
+ * @param nowParam - the placeholder of the test clock (NULL: the database clock)
+ */
+export function pgRetryCtes(retried: string, where: string, nowParam: string): string {
+  return `
+deps AS MATERIALIZED (
+  SELECT d.id, d.status, (${retried}) AS retried FROM nudge_jobs AS d
+   WHERE d.id = ANY(ARRAY(SELECT x.value::bigint FROM rows AS r, jsonb_array_elements_text(r.depends_on) AS x))
+   ORDER BY d.id
+     FOR NO KEY UPDATE),
+verdict AS (
+  SELECT r.id,
+         bool_or(d.id IS NOT NULL AND (d.retried OR d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))) AS waits,
+         bool_or(r.on_dependency_failure = 'cancel'
+                 AND (d.id IS NULL OR (d.status IN ('FAILED', 'CANCELLED') AND NOT d.retried))) AS blocked
+    FROM rows AS r
+   CROSS JOIN LATERAL jsonb_array_elements_text(r.depends_on) AS x
+    LEFT JOIN deps AS d ON d.id = x.value::bigint
+   GROUP BY r.id),
+changed AS (
+  UPDATE nudge_jobs AS j
+     SET status = CASE WHEN v.waits THEN 'WAITING' ELSE 'PENDING' END, version = j.version + 1,
+         attempts = 0, run_at = ${pgNow(nowParam)}, lease_expires_at = NULL, started_at = NULL,
+         finished_at = NULL, result = NULL, progress = NULL
+    FROM rows AS p LEFT JOIN verdict AS v ON v.id = p.id
+   WHERE j.id = ANY(ARRAY(SELECT id FROM rows)) AND j.id = p.id
+     AND NOT coalesce(v.blocked, false) AND ${where}
+  RETURNING j.*),
+edges AS (
+  INSERT INTO nudge_job_dependencies (job_id, depends_on_id)
+  SELECT c.id, d.id
+    FROM changed AS c
+   CROSS JOIN LATERAL jsonb_array_elements_text(c.depends_on) AS x
+    JOIN deps AS d ON d.id = x.value::bigint
+   WHERE c.status = 'WAITING' AND (d.retried OR d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+  ON CONFLICT DO NOTHING)`;
+}
+
+/**
+ * The first dependency of job $1 that blocks its retry: one that ended `FAILED` or `CANCELLED`
+ * (`status`), or no longer exists (`status` NULL), in the job's `depends_on` order.
+ */
+export const PG_BLOCKING_DEPENDENCY = `
+SELECT x.value::bigint AS id, d.status
+  FROM nudge_jobs AS j
+ CROSS JOIN LATERAL jsonb_array_elements_text(j.depends_on) WITH ORDINALITY AS x (value, n)
+  LEFT JOIN nudge_jobs AS d ON d.id = x.value::bigint
+ WHERE j.id = $1 AND (d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED'))
+ ORDER BY x.n
+ LIMIT 1`;

@@ -1,0 +1,50 @@
+import { SQLITE_NOW } from './sqlite-time.js';
+
+const FINISHED = "('SUCCEEDED', 'FAILED', 'CANCELLED')";
+
+/**
+ * The retry of the jobs `@ids` (a JSON array) that are in `@status`; `retried` is an SQL predicate
+ * on alias `d`, a dependency this same command retries. A dependency is awaited when it has not
+ * finished or is `retried`. A job that cancels on a failed dependency while one ended `FAILED` or
+ * `CANCELLED` (and is not retried) or no longer exists is left as it is; any other becomes
+ * `WAITING` while it awaits a dependency, else `PENDING`, with fresh attempts, due at once. Run in
+ * the same transaction as {@link sqliteRetryEdgesSql}, which records what a `WAITING` job awaits.
+ */
+export function sqliteRetrySql(retried: string): string {
+  const awaited = `(d.status NOT IN ${FINISHED} OR (${retried}))`;
+  return `
+UPDATE nudge_jobs
+   SET status = CASE WHEN EXISTS (
+                  SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
+                   WHERE ${awaited}) THEN 'WAITING' ELSE 'PENDING' END,
+       version = version + 1, attempts = 0, run_at = ${SQLITE_NOW},
+       lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
+ WHERE id IN (SELECT value FROM json_each(@ids)) AND status = @status
+   AND NOT (on_dependency_failure IS 'cancel' AND EXISTS (
+         SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x LEFT JOIN nudge_jobs AS d ON d.id = x.value
+          WHERE d.id IS NULL OR (d.status IN ('FAILED', 'CANCELLED') AND NOT (${retried}))))
+RETURNING *`;
+}
+
+/** The edges of the jobs `@ids` that a retry left `WAITING`, to each dependency they await. */
+export function sqliteRetryEdgesSql(retried: string): string {
+  return `
+INSERT OR IGNORE INTO nudge_job_dependencies (job_id, depends_on_id)
+SELECT j.id, d.id
+  FROM nudge_jobs AS j, json_each(j.depends_on) AS x
+  JOIN nudge_jobs AS d ON d.id = x.value
+ WHERE j.id IN (SELECT value FROM json_each(@ids)) AND j.status = 'WAITING'
+   AND (d.status NOT IN ${FINISHED} OR (${retried}))`;
+}
+
+/**
+ * The first dependency of job `@id` that blocks its retry: one that ended `FAILED` or `CANCELLED`
+ * (`status`), or no longer exists (`status` NULL), in the job's `depends_on` order.
+ */
+export const SQLITE_BLOCKING_DEPENDENCY = `
+SELECT x.value AS id, d.status
+  FROM nudge_jobs AS j, json_each(j.depends_on) AS x
+  LEFT JOIN nudge_jobs AS d ON d.id = x.value
+ WHERE j.id = @id AND (d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED'))
+ ORDER BY x.key
+ LIMIT 1`;
