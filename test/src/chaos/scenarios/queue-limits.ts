@@ -27,21 +27,22 @@ const FLOWS: Record<ChaosSize, FlowSizes> = {
 };
 
 /**
- * Whether instance `name` has a job of the database RUNNING and every such job is running in its
- * handler (the ledger shows the attempt started and not ended).
+ * Whether instance `name` has one of the queue's jobs RUNNING and every job it holds (of any
+ * queue: the flows' too) is running in its handler (the ledger shows the attempt started and not
+ * ended).
  */
 async function holdsOnlyStartedJobs(cluster: ChaosCluster, name: string): Promise<boolean> {
   const pid = Number(cluster.instances.get(name)?.pid);
-  const held = await rawQuery<{ id: number | string }>(
+  const held = await rawQuery<{ id: number | string; queue: string }>(
     cluster.db,
-    `SELECT id FROM nudge_jobs WHERE status = 'RUNNING'
+    `SELECT id, queue FROM nudge_jobs WHERE status = 'RUNNING'
         AND claimed_by IN (SELECT id FROM nudge_instances WHERE pid = ${pid})`,
   );
   const running = readLedger(cluster.ledgerDir)
     .filter((attempt) => attempt.pid === pid && attempt.endedAt === undefined)
     .map((attempt) => attempt.id);
   const ids = held.map((row) => Number(row.id));
-  return ids.length > 0 && ids.every((id) => running.includes(id));
+  return held.some((row) => row.queue === QUEUE) && ids.every((id) => running.includes(id));
 }
 
 /**
