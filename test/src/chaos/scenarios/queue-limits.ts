@@ -5,14 +5,6 @@ import { readAudit } from '../audit.js';
 import { peakRunning, peakStarts } from '../limits-audit.js';
 import { readLedger } from '../ledger.js';
 import type { ChaosCluster } from '../cluster.js';
-import {
-  enqueueChains,
-  enqueueDeduped,
-  fixAndRetryFlows,
-  flowChecks,
-  headsFailed,
-  type FlowSizes,
-} from '../flows.js';
 
 const JOBS: Record<ChaosSize, number> = { test: 150, ci: 400, full: 1_500 };
 const QUEUE = 'partner';
@@ -20,29 +12,23 @@ const CONCURRENCY = 3;
 const RATE = { limit: 25, intervalMs: 1_000 };
 const KEYS = 8;
 const LEASE_MS = 2_000;
-const FLOWS: Record<ChaosSize, FlowSizes> = {
-  test: { chains: 4, chainLength: 8, keys: 3, perKey: 6 },
-  ci: { chains: 8, chainLength: 20, keys: 5, perKey: 10 },
-  full: { chains: 20, chainLength: 50, keys: 10, perKey: 20 },
-};
 
 /**
- * Whether instance `name` has one of the queue's jobs RUNNING and every job it holds (of any
- * queue: the flows' too) is running in its handler (the ledger shows the attempt started and not
- * ended).
+ * Whether instance `name` has a job of the database RUNNING and every such job is running in its
+ * handler (the ledger shows the attempt started and not ended).
  */
 async function holdsOnlyStartedJobs(cluster: ChaosCluster, name: string): Promise<boolean> {
   const pid = Number(cluster.instances.get(name)?.pid);
-  const held = await rawQuery<{ id: number | string; queue: string }>(
+  const held = await rawQuery<{ id: number | string }>(
     cluster.db,
-    `SELECT id, queue FROM nudge_jobs WHERE status = 'RUNNING'
+    `SELECT id FROM nudge_jobs WHERE status = 'RUNNING'
         AND claimed_by IN (SELECT id FROM nudge_instances WHERE pid = ${pid})`,
   );
   const running = readLedger(cluster.ledgerDir)
     .filter((attempt) => attempt.pid === pid && attempt.endedAt === undefined)
     .map((attempt) => attempt.id);
   const ids = held.map((row) => Number(row.id));
-  return held.some((row) => row.queue === QUEUE) && ids.every((id) => running.includes(id));
+  return ids.length > 0 && ids.every((id) => running.includes(id));
 }
 
 /**
@@ -53,12 +39,6 @@ async function holdsOnlyStartedJobs(cluster: ChaosCluster, name: string): Promis
  * jobs RUNNING at every step and at most 1 per key, and at most 25 starts in any second by the
  * database clock the claims count by; a lease that expired frees its slot once swept, so a
  * recovered job counts once.
- *
- * Beside it, in a queue without limits, flows run under the same faults: dependency chains (every
- * other one with a head that fails until the scenario fixes its cause and retries the failed flow,
- * head and cancelled dependents, by bulk retry while instances are being killed), and debounced and
- * throttled jobs enqueued through the run. No chain member may start before its dependency
- * succeeded, and every flow job must end SUCCEEDED: none stuck.
  */
 export const queueLimits: Scenario = {
   id: 17,
@@ -91,16 +71,12 @@ export const queueLimits: Scenario = {
             payload: { ms: randomInt(30, 150) },
           })),
         );
-        const flows = await enqueueChains(cluster, FLOWS[size]);
         await cluster.nudgeAll();
         // The rate binds: the run takes about count / 25 seconds.
         const runMs = (count / RATE.limit) * 1_000;
-        const deduping = enqueueDeduped(cluster, FLOWS[size], runMs / 2);
         await delay(runMs / 4);
         await cluster.kill('a');
         await cluster.start('a');
-        await headsFailed(cluster, 30_000);
-        const retried = await fixAndRetryFlows(cluster, flows);
         await delay(runMs / 4);
         // Stop the first instance found with one of the queue's jobs running in its handler and no
         // job it claimed waiting to start: the duplicates check explains a re-run by a fault after
@@ -125,7 +101,6 @@ export const queueLimits: Scenario = {
         const killed = stopped === 'c' ? 'b' : 'c';
         await cluster.kill(killed);
         await cluster.start(killed);
-        const deduped = await deduping;
         await cluster.mustDrain(runMs + 60_000);
         const rows = await rawQuery<{ id: number | string; concurrency_key: string }>(
           cluster.db,
@@ -133,7 +108,6 @@ export const queueLimits: Scenario = {
         );
         const keyOf = new Map(rows.map((row) => [Number(row.id), row.concurrency_key]));
         const audit = await readAudit(cluster.db);
-        const flowFindings = await flowChecks(cluster, flows, deduped, audit);
         const starts = audit
           .filter((row) => row.newStatus === 'RUNNING' && keyOf.has(row.jobId))
           .map((row) => row.at);
@@ -148,7 +122,7 @@ export const queueLimits: Scenario = {
             ['PENDING', 'SCHEDULED'].includes(row.newStatus),
         ).length;
         return {
-          accepted: [...accepted, ...flows.accepted, ...deduped],
+          accepted,
           // A swept job waits its turn within the limits, so its re-claim is not held to the lease bound.
           recoveryBound: false,
           checks: {
@@ -157,7 +131,6 @@ export const queueLimits: Scenario = {
             [`at most ${RATE.limit} starts in any ${RATE.intervalMs} ms`]: peakRate <= RATE.limit,
             'the limits were reached': peakQueue === CONCURRENCY && peakRate === RATE.limit,
             "the stopped instance's jobs were swept and run again within the limits": requeued > 0,
-            ...flowFindings.checks,
           },
           notes: {
             'peak running': peakQueue,
@@ -165,8 +138,6 @@ export const queueLimits: Scenario = {
             'peak starts per window': peakRate,
             requeued,
             starts: starts.length,
-            'flow jobs retried': retried,
-            ...flowFindings.notes,
           },
         };
       },
