@@ -184,6 +184,25 @@ describeStore('isolated writes: one bad row never blocks the others', (t) => {
     );
   });
 
+  it('bulk retry: retries the rest of the page, the refused row stays FAILED', async () => {
+    const jobs = await t.store.enqueueMany([0, 1, 2].map(() => ({ kind: 'k', maxAttempts: 1 })));
+    const leases = (await t.claim(3)).map(leaseOf);
+    await t.store.fail(leases.map((l) => ({ ...l, error: 'x', retryDelayMs: 0 })));
+    const [a, bad, c] = jobs.map((job) => job.id);
+    assert.ok(a !== undefined && bad !== undefined && c !== undefined);
+    const poison = await installPoisonRows(t.db);
+    await poison.poison(bad);
+    const seen = isolatedWritesOf(t.store);
+    const result = await t.store.retryJobs({ status: 'FAILED' });
+    assert.deepEqual([result.changed, result.isolated], [2, 1]);
+    for (const id of [a, c]) assert.equal((await t.store.getJob(id))?.status, 'PENDING');
+    await assertLeftWithNote(t, bad, 'FAILED', 'retry');
+    assert.deepEqual(
+      seen.map((w) => [w.operation, w.jobId]),
+      [['retry', bad]],
+    );
+  });
+
   it('unhandled kinds: fails the rest of the page, the refused row stays PENDING', async () => {
     const {
       ids: [a, bad, c],

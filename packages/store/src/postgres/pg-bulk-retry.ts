@@ -4,6 +4,8 @@ import { checkRetryFilter } from '../bulk-filter-check.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { pgNow } from './pg-row.js';
 import { pgRetryCtes } from './pg-retry-sql.js';
+import { isRowWriteError, type IsolatedWrites } from '../isolated-writes.js';
+import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
 
 /** Where the next page starts: after this (finished_at, id) among the jobs of `kind`. */
 interface RetryCursor {
@@ -27,8 +29,10 @@ const FIRST = { finishedAt: '-infinity', id: 0 };
  * that matches this command waits for it. Every row of the page comes back (`id` NULL for one its
  * dependencies blocked), so the cursor moves past each.
  */
-export function pgRetryPageSql(filters: readonly string[], kindGiven = false): string {
+export function pgRetryPageSql(filters: readonly string[], kindGiven = false, onlyParam?: string): string {
   const where = filters.map((f) => `\n     AND ${f}`).join('');
+  // By parts (after the database refused the page): only these ids of the page.
+  const only = onlyParam === undefined ? '' : `\n     AND id = ANY(${onlyParam}::bigint[])`;
   // A dependency this command retries too (in this page or a later one): its dependent waits for it.
   const retried = `EXISTS (
     SELECT 1 FROM nudge_jobs WHERE id = d.id AND status = $1 AND finished_at IS NOT NULL
@@ -37,7 +41,7 @@ export function pgRetryPageSql(filters: readonly string[], kindGiven = false): s
 WITH page AS MATERIALIZED (
   SELECT id, finished_at, depends_on, on_dependency_failure FROM nudge_jobs
    WHERE status = $1 AND kind = $3 AND finished_at IS NOT NULL AND finished_at <= $2::timestamptz
-     AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${where}
+     AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${where}${only}
    ORDER BY finished_at, id
    LIMIT $6
    FOR UPDATE),
@@ -46,6 +50,26 @@ ${pgRetryCtes(retried, 'true', '$7')}
 SELECT c.id, c.kind, c.queue, c.version, c.claimed_by, p.id AS page_id, p.finished_at::text AS cursor_at
   FROM page AS p LEFT JOIN changed AS c ON c.id = p.id
  ORDER BY p.finished_at, p.id`;
+}
+
+/** The rows of a page, read alone (the page's own parameters; $7 is read so they keep their numbers). */
+function pgRetryCandidatesSql(filters: readonly string[]): string {
+  return `
+SELECT id, finished_at::text AS cursor_at, $7::timestamptz AS at FROM nudge_jobs
+ WHERE status = $1 AND kind = $3 AND finished_at IS NOT NULL AND finished_at <= $2::timestamptz
+   AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${filters.map((f) => `\n   AND ${f}`).join('')}
+ ORDER BY finished_at, id
+ LIMIT $6`;
+}
+
+interface RetriedRow {
+  id: number | null;
+  kind: string;
+  queue: string;
+  version: number;
+  claimed_by: string | null;
+  page_id: number;
+  cursor_at: string;
 }
 
 /** The next kind above $2 with jobs in status $1: one probe of the finished index. */
@@ -72,6 +96,7 @@ function retryFilters(filter: RetryJobsFilter): { sql: string[]; values: unknown
 export async function pgRetryJobs(
   pool: pg.Pool,
   filter: RetryJobsFilter,
+  isolated: IsolatedWrites,
   now?: Date,
 ): Promise<BulkCommandResult> {
   checkRetryFilter(filter);
@@ -89,17 +114,40 @@ export async function pgRetryJobs(
   if (firstKind === undefined) return { changed: 0, isolated: 0, groups: [], running: [], pages: 0 };
   const filters = retryFilters(filter);
   const text = pgRetryPageSql(filters.sql, filter.kind !== undefined);
+  const onlyParam = `$${8 + filters.values.length}`;
+  const byPartsText = pgRetryPageSql(filters.sql, filter.kind !== undefined, onlyParam);
+  const candidatesText = pgRetryCandidatesSql(filters.sql);
+  /**
+   * A page by parts, after the database refused it: the page's rows, then the page's statement
+   * restricted to each part, isolating the rows it refuses. @returns each row read (`id` NULL for
+   * one not changed), as the page's statement returns them, and the isolated writes.
+   */
+  const byParts = (values: unknown[]) =>
+    pgTransaction(pool, async (client) => {
+      const read = await client.query<{ id: number; cursor_at: string }>(candidatesText, values);
+      const written = await pgWriteIsolating(client, 'retry', read.rows, async (part) => {
+        const ids = part.map((row) => row.id);
+        return (await client.query<RetriedRow>(byPartsText, [...values, ids])).rows;
+      });
+      await pgNoteIsolated(client, written.isolated, { inTransaction: true });
+      const changed = new Map(written.results.map((row) => [row.page_id, row]));
+      const rows: RetriedRow[] = read.rows.map(
+        (row) =>
+          changed.get(row.id) ?? {
+            id: null,
+            kind: '',
+            queue: '',
+            version: 0,
+            claimed_by: null,
+            page_id: row.id,
+            cursor_at: row.cursor_at,
+          },
+      );
+      return { rows, refused: written.isolated };
+    });
   const start: RetryCursor = { kind: firstKind, ...FIRST };
   return runBulkPages(start, filter.limit, async (cursor, size) => {
-    const page = await pool.query<{
-      id: number | null;
-      kind: string;
-      queue: string;
-      version: number;
-      claimed_by: string | null;
-      page_id: number;
-      cursor_at: string;
-    }>(text, [
+    const values = [
       filter.status,
       cutoff,
       cursor.kind,
@@ -108,7 +156,18 @@ export async function pgRetryJobs(
       size,
       now ?? null,
       ...filters.values,
-    ]);
+    ];
+    let page: { rows: RetriedRow[] };
+    let refused = 0;
+    try {
+      page = await pool.query<RetriedRow>(text, values);
+    } catch (error) {
+      if (!isRowWriteError(error)) throw error;
+      const parts = await byParts(values);
+      isolated.report(parts.refused);
+      page = parts;
+      refused = parts.refused.length;
+    }
     const last = page.rows.at(-1);
     const rows = page.rows.flatMap((row) =>
       row.id === null
@@ -127,12 +186,18 @@ export async function pgRetryJobs(
     if (last && page.rows.length === size) {
       return {
         rows,
+        isolated: refused,
         next: { kind: cursor.kind, finishedAt: last.cursor_at, id: Number(last.page_id) },
         done: false,
       };
     }
     // This kind has no more: on to the next one.
     const kind = await nextKind(cursor.kind);
-    return { rows, next: kind === undefined ? cursor : { kind, ...FIRST }, done: kind === undefined };
+    return {
+      rows,
+      isolated: refused,
+      next: kind === undefined ? cursor : { kind, ...FIRST },
+      done: kind === undefined,
+    };
   });
 }

@@ -290,7 +290,7 @@ export class PostgresStore implements Store {
   }
 
   async retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult> {
-    return pgRetryJobs(await this.#db.main(), filter, now);
+    return pgRetryJobs(await this.#db.main(), filter, this.#isolated, now);
   }
 
   async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.js';
 import { checkRetryFilter } from '../bulk-filter-check.js';
-import { runBulkPages } from '../bulk-pages.js';
+import { runBulkPages, type BulkPage } from '../bulk-pages.js';
+import type { IsolatedWrite, IsolatedWrites } from '../isolated-writes.js';
+import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
 import { sqliteClockAfter } from './sqlite-clock-after.js';
@@ -49,12 +51,15 @@ function retriedByCommand(filters: readonly string[]): string {
 
 /**
  * See {@link Store.retryJobs}. Each page is one `IMMEDIATE` transaction run through `run` (the
- * store's busy retry), so other writers get the file's lock between pages.
+ * store's busy retry), so other writers get the file's lock between pages. The page's writes run
+ * in savepoints, so a row the database refuses is isolated (reported to `isolated`) and the rest
+ * of the page retried.
  */
 export async function sqliteRetryJobs(
   db: Database.Database,
   run: <T>(call: () => T) => Promise<T>,
   filter: RetryJobsFilter,
+  isolated: IsolatedWrites,
   now?: Date,
 ): Promise<BulkCommandResult> {
   checkRetryFilter(filter);
@@ -88,13 +93,20 @@ export async function sqliteRetryJobs(
       after_id: cursor.id,
       size,
     });
-    const ids = JSON.stringify(rows.map((row) => row.id));
-    const changed = update.all({ ...values, ids, status: filter.status, cutoff, now: toSqliteTime(now) });
-    const waiting = changed.filter((row) => row.status === 'WAITING').map((row) => row.id);
-    if (waiting.length > 0)
-      edges.run({ ...values, ids: JSON.stringify(waiting), status: filter.status, cutoff });
+    const at = toSqliteTime(now);
+    const written = sqliteWriteIsolating(db, 'retry', rows, (part) => {
+      const ids = JSON.stringify(part.map((row) => row.id));
+      const changed = update.all({ ...values, ids, status: filter.status, cutoff, now: at });
+      const waiting = changed.filter((row) => row.status === 'WAITING').map((row) => row.id);
+      if (waiting.length > 0)
+        edges.run({ ...values, ids: JSON.stringify(waiting), status: filter.status, cutoff });
+      return changed;
+    });
+    sqliteNoteIsolated(db, written.isolated, { now: at });
+    const changed = written.results;
     const last = rows.at(-1);
     return {
+      refused: written.isolated,
       rows: changed.map((row) => ({
         id: row.id,
         kind: row.kind,
@@ -107,7 +119,13 @@ export async function sqliteRetryJobs(
       done: rows.length < size,
     };
   });
-  return runBulkPages(START, filter.limit, (cursor, size) => run(() => page.immediate(cursor, size)));
+  return runBulkPages(START, filter.limit, async (cursor, size) => {
+    const { refused, ...done }: { refused: IsolatedWrite[] } & BulkPage<RetryCursor> = await run(() =>
+      page.immediate(cursor, size),
+    );
+    isolated.report(refused);
+    return { ...done, isolated: refused.length };
+  });
 }
 
 interface ChangedRow {

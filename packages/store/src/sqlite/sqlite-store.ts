@@ -272,7 +272,7 @@ export class SqliteStore implements Store {
   }
 
   async retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult> {
-    return sqliteRetryJobs(this.#db, (call) => this.#busy(call), filter, now);
+    return sqliteRetryJobs(this.#db, (call) => this.#busy(call), filter, this.#isolated, now);
   }
 
   async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {
