@@ -163,7 +163,7 @@ export class NudgeMetrics {
     const cancelled = counter('nudge_jobs_cancelled_total', 'Jobs cancelled through this instance.');
     const retriedByCommand = counter(
       'nudge_jobs_retry_commands_total',
-      'FAILED or CANCELLED jobs made PENDING again through this instance (POST /jobs/:id/retry).',
+      'FAILED or CANCELLED jobs retried through this instance (POST /jobs/:id/retry): PENDING again, or WAITING while a dependency has not succeeded.',
     );
     // Rare (a crash or a stall), so plain labels rather than a KindQueueSeries.
     const recovered = new Counter({
