@@ -14,6 +14,11 @@ import { pgNow } from './pg-row.js';
  * `PENDING`, with fresh attempts, due at once. The rows are found by primary key from one array
  * (a join of `rows` to the table may flip to a scan of the whole table).
  *
+ * Every dependency read is marked `has_dependents` (where it is not yet), so its outcome's trigger
+ * releases the row that waits for it: a dependency that had finished when its dependent was
+ * enqueued was never marked. A dependency that is itself a row of `rows` is marked by `changed`
+ * (one statement may not update a row twice), the others by `marked`.
+ *
  * @param where - extra condition on the row to change (alias `p` for `rows`)
  * @param nowParam - the placeholder of the test clock (NULL: the database clock)
  */
@@ -37,7 +42,8 @@ changed AS (
   UPDATE nudge_jobs AS j
      SET status = CASE WHEN v.waits THEN 'WAITING' ELSE 'PENDING' END, version = j.version + 1,
          attempts = 0, run_at = ${pgNow(nowParam)}, lease_expires_at = NULL, started_at = NULL,
-         finished_at = NULL, result = NULL, progress = NULL
+         finished_at = NULL, result = NULL, progress = NULL,
+         has_dependents = j.has_dependents OR j.id = ANY(ARRAY(SELECT id FROM deps))
     FROM rows AS p LEFT JOIN verdict AS v ON v.id = p.id
    WHERE j.id = ANY(ARRAY(SELECT id FROM rows)) AND j.id = p.id
      AND NOT coalesce(v.blocked, false) AND ${where}
@@ -49,7 +55,11 @@ edges AS (
    CROSS JOIN LATERAL jsonb_array_elements_text(c.depends_on) AS x
     JOIN deps AS d ON d.id = x.value::bigint
    WHERE c.status = 'WAITING' AND (d.retried OR d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
-  ON CONFLICT DO NOTHING)`;
+  ON CONFLICT DO NOTHING),
+marked AS (
+  UPDATE nudge_jobs AS m SET has_dependents = true
+   WHERE m.id = ANY(ARRAY(SELECT id FROM deps)) AND NOT m.has_dependents
+     AND m.id <> ALL(ARRAY(SELECT id FROM rows)))`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { runBulkPages, type BulkPage } from '../bulk-pages.js';
 import type { IsolatedWrite, IsolatedWrites } from '../isolated-writes.js';
 import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 import { toSqliteTime } from './sqlite-row.js';
-import { sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
+import { SQLITE_RETRY_MARK_DEPENDENCIES, sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
 import { sqliteClockAfter } from './sqlite-clock-after.js';
 
 /** Where the next page starts: after this (kind, finished_at, id) of the finished index. */
@@ -80,6 +80,7 @@ export async function sqliteRetryJobs(
   // status guard and the dependencies' verdict are the single retry's.
   const update = db.prepare<Record<string, unknown>, ChangedRow>(sqliteRetrySql(retriedByCommand(filters)));
   const edges = db.prepare<Record<string, unknown>>(sqliteRetryEdgesSql(retriedByCommand(filters)));
+  const markDependencies = db.prepare<Record<string, unknown>>(SQLITE_RETRY_MARK_DEPENDENCIES);
   // A job retried here and failed again within the cutoff's millisecond would match again: the
   // first page waits until the clock has passed the cutoff.
   const cutoff = now ? now.toISOString() : await run(() => sqliteClockAfter(db));
@@ -98,8 +99,10 @@ export async function sqliteRetryJobs(
       const ids = JSON.stringify(part.map((row) => row.id));
       const changed = update.all({ ...values, ids, status: filter.status, cutoff, now: at });
       const waiting = changed.filter((row) => row.status === 'WAITING').map((row) => row.id);
-      if (waiting.length > 0)
+      if (waiting.length > 0) {
         edges.run({ ...values, ids: JSON.stringify(waiting), status: filter.status, cutoff });
+        markDependencies.run({ ids: JSON.stringify(waiting) });
+      }
       return changed;
     });
     sqliteNoteIsolated(db, written.isolated, { now: at });

@@ -3,7 +3,12 @@ import { CANCELLABLE_STATUSES, RETRYABLE_STATUSES, type JobStatus } from '@nudge
 import type { JobCommandResult } from '../store.js';
 import { sqliteRowToJob, toSqliteTime, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW } from './sqlite-time.js';
-import { SQLITE_BLOCKING_DEPENDENCY, sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
+import {
+  SQLITE_BLOCKING_DEPENDENCY,
+  SQLITE_RETRY_MARK_DEPENDENCIES,
+  sqliteRetryEdgesSql,
+  sqliteRetrySql,
+} from './sqlite-retry-sql.js';
 
 // Invariant: a command reads the status and moves the row in one BEGIN IMMEDIATE transaction, so
 // no claim or outcome on any connection interleaves; it moves the row only from a status the
@@ -38,6 +43,7 @@ export function createSqliteJobCommands(db: Database.Database): {
   });
   const retryJob = db.prepare<Record<string, unknown>, SqliteJobRow>(RETRY);
   const retryEdges = db.prepare<Record<string, unknown>>(RETRY_EDGES);
+  const markDependencies = db.prepare<Record<string, unknown>>(SQLITE_RETRY_MARK_DEPENDENCIES);
   const blocking = db.prepare<{ id: number }, { id: number; status: 'FAILED' | 'CANCELLED' | null }>(
     SQLITE_BLOCKING_DEPENDENCY,
   );
@@ -53,7 +59,10 @@ export function createSqliteJobCommands(db: Database.Database): {
       if (!dependency) throw new Error(`job ${id} was neither retried nor blocked by a dependency`);
       return { outcome: 'blocked', job: sqliteRowToJob(current), dependency };
     }
-    if (changed.status === 'WAITING') retryEdges.run({ ids });
+    if (changed.status === 'WAITING') {
+      retryEdges.run({ ids });
+      markDependencies.run({ ids });
+    }
     return { outcome: 'changed', job: sqliteRowToJob(changed), previous };
   });
   return {

@@ -38,6 +38,17 @@ SELECT j.id, d.id
 }
 
 /**
+ * Marks `has_dependents` on each dependency that the jobs `@ids` now wait for (where it is not
+ * yet), so its outcome's trigger releases them: a dependency that had finished when its dependent
+ * was enqueued was never marked. Run after {@link sqliteRetryEdgesSql}.
+ */
+export const SQLITE_RETRY_MARK_DEPENDENCIES = `
+UPDATE nudge_jobs SET has_dependents = 1
+ WHERE has_dependents = 0
+   AND id IN (SELECT depends_on_id FROM nudge_job_dependencies
+               WHERE job_id IN (SELECT value FROM json_each(@ids)))`;
+
+/**
  * The first dependency of job `@id` that blocks its retry: one that ended `FAILED` or `CANCELLED`
  * (`status`), or no longer exists (`status` NULL), in the job's `depends_on` order.
  */

@@ -1,0 +1,38 @@
+// A retried job that waits for a dependency is released by that dependency's outcome even when
+// the dependency had finished before the job was enqueued (so nothing had marked it as having
+// dependents). Found by the model test: the dependent stayed WAITING for good.
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeStore, leaseOf } from './store-fixture.js';
+
+describeStore('retry of a dependent marks its dependencies', (t) => {
+  it('bulk: a dependency cancelled before its dependent existed, both retried, then succeeds', async () => {
+    const [head] = await t.store.enqueueMany([{ kind: 'a' }]);
+    assert.ok(head);
+    await t.store.cancelJobs({});
+    const [dependent] = await t.store.enqueueMany([{ kind: 'a', dependsOn: [head.id] }]);
+    assert.equal(dependent?.status, 'CANCELLED');
+    const retried = await t.store.retryJobs({ status: 'CANCELLED' });
+    assert.equal(retried.changed, 2);
+    assert.equal((await t.store.getJob(dependent!.id))?.status, 'WAITING');
+    const [claimed] = await t.claim(5);
+    assert.equal(claimed?.id, head.id, 'only the head is claimable');
+    await t.store.complete([{ ...leaseOf(claimed!), resultJson: null }]);
+    assert.equal((await t.store.getJob(dependent!.id))?.status, 'PENDING');
+  });
+
+  it('one by one: the dependency retried first, then the dependent, then the dependency succeeds', async () => {
+    const [head] = await t.store.enqueueMany([{ kind: 'a' }]);
+    assert.ok(head);
+    await t.store.cancelJob(head.id);
+    const [dependent] = await t.store.enqueueMany([{ kind: 'a', dependsOn: [head.id] }]);
+    assert.equal(dependent?.status, 'CANCELLED');
+    assert.equal((await t.store.retryJob(head.id)).outcome, 'changed');
+    assert.equal((await t.store.retryJob(dependent!.id)).outcome, 'changed');
+    assert.equal((await t.store.getJob(dependent!.id))?.status, 'WAITING');
+    const [claimed] = await t.claim(5);
+    assert.equal(claimed?.id, head.id, 'only the head is claimable');
+    await t.store.complete([{ ...leaseOf(claimed!), resultJson: null }]);
+    assert.equal((await t.store.getJob(dependent!.id))?.status, 'PENDING');
+  });
+});
