@@ -14,11 +14,11 @@ describeStore('retry of a dependent marks its dependencies', (t) => {
     assert.equal(dependent?.status, 'CANCELLED');
     const retried = await t.store.retryJobs({ status: 'CANCELLED' });
     assert.equal(retried.changed, 2);
-    assert.equal((await t.store.getJob(dependent!.id))?.status, 'WAITING');
+    assert.equal((await t.store.getJob(dependent.id))?.status, 'WAITING');
     const [claimed] = await t.claim(5);
     assert.equal(claimed?.id, head.id, 'only the head is claimable');
-    await t.store.complete([{ ...leaseOf(claimed!), resultJson: null }]);
-    assert.equal((await t.store.getJob(dependent!.id))?.status, 'PENDING');
+    await t.store.complete([{ ...leaseOf(claimed), resultJson: null }]);
+    assert.equal((await t.store.getJob(dependent.id))?.status, 'PENDING');
   });
 
   it('one by one: the dependency retried first, then the dependent, then the dependency succeeds', async () => {
@@ -28,11 +28,11 @@ describeStore('retry of a dependent marks its dependencies', (t) => {
     const [dependent] = await t.store.enqueueMany([{ kind: 'a', dependsOn: [head.id] }]);
     assert.equal(dependent?.status, 'CANCELLED');
     assert.equal((await t.store.retryJob(head.id)).outcome, 'changed');
-    assert.equal((await t.store.retryJob(dependent!.id)).outcome, 'changed');
-    assert.equal((await t.store.getJob(dependent!.id))?.status, 'WAITING');
+    assert.equal((await t.store.retryJob(dependent.id)).outcome, 'changed');
+    assert.equal((await t.store.getJob(dependent.id))?.status, 'WAITING');
     const [claimed] = await t.claim(5);
     assert.equal(claimed?.id, head.id, 'only the head is claimable');
-    await t.store.complete([{ ...leaseOf(claimed!), resultJson: null }]);
-    assert.equal((await t.store.getJob(dependent!.id))?.status, 'PENDING');
+    await t.store.complete([{ ...leaseOf(claimed), resultJson: null }]);
+    assert.equal((await t.store.getJob(dependent.id))?.status, 'PENDING');
   });
 });
