@@ -112,7 +112,8 @@ function expectedStart(model: Model, job: Job): readonly string[] {
 
 /**
  * The id an enqueue of `input` must come back as: the job of its kind and idempotency key, or the
- * `SCHEDULED` job of its kind and debounce key, before the call or earlier in the batch; `'new'`
+ * `SCHEDULED` job of its kind and debounce key that never started (a retrying one keeps its own
+ * payload and backoff), before the call or earlier in the batch; `'new'`
  * when there is none; `undefined` for a job the model does not predict (throttled, or plain).
  */
 export function expectedKeyJob(
@@ -123,7 +124,8 @@ export function expectedKeyJob(
   const { idempotencyKey, debounce } = input;
   let same: ((job: Job) => boolean) | undefined;
   if (idempotencyKey !== undefined) same = (job) => job.idempotencyKey === idempotencyKey;
-  if (debounce !== undefined) same = (job) => job.debounceKey === debounce.key && job.status === 'SCHEDULED';
+  if (debounce !== undefined)
+    same = (job) => job.debounceKey === debounce.key && job.status === 'SCHEDULED' && job.attempts === 0;
   if (!same) return undefined;
   const match = (job: Job): boolean => job.kind === input.kind && (same?.(job) ?? false);
   return (earlier.find(match) ?? [...before.values()].find(match))?.id ?? 'new';

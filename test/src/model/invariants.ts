@@ -40,7 +40,9 @@ export function checkAfterCall(
           `${label}: job #${id} moved ${old.status} -> ${job.status}, which JOB_TRANSITIONS forbids`,
         );
       if (old.status === 'WAITING' && job.status !== 'CANCELLED') model.releasedAt.set(id, model.step);
-      if (isFinal(old.status) && job.status === 'PENDING') model.retriedAt.set(id, model.step);
+      // A retry: PENDING again, or WAITING for its own dependencies.
+      if (isFinal(old.status) && (job.status === 'PENDING' || job.status === 'WAITING'))
+        model.retriedAt.set(id, model.step);
     } else if (job.status === 'RUNNING' && job.version !== old.version) {
       violation(
         model,
@@ -84,15 +86,15 @@ function dependencyBlock(model: Model, job: Job): string | undefined {
   for (const id of job.dependsOn) {
     const dep = lastKnown(model, id);
     if (!dep) return `dependency #${id} is unknown`;
+    // A dependency retried after the job was released does not take the release back.
+    const released = model.releasedAt.get(job.id);
+    const retried = model.retriedAt.get(id);
+    if (released !== undefined && retried !== undefined && retried > released) continue;
     if (job.onDependencyFailure !== 'run') {
       if (dep.status !== 'SUCCEEDED') return `dependency #${id} is ${dep.status}, not SUCCEEDED`;
       continue;
     }
     if (isFinal(dep.status)) continue;
-    // A dependency retried after the job was released does not take the release back.
-    const released = model.releasedAt.get(job.id);
-    const retried = model.retriedAt.get(id);
-    if (released !== undefined && retried !== undefined && retried > released) continue;
     return `dependency #${id} is ${dep.status}, not finished`;
   }
   return undefined;

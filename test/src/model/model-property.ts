@@ -109,7 +109,7 @@ export async function checkModel(options: ModelCheckOptions): Promise<ModelCheck
       const avoided = [...(options.avoid ?? [])];
       const replayPath = /replayPath="([^"]*)"/.exec(fc.stringify(details.counterexample))?.[1];
       const replay = [
-        `pnpm test:model --dialect ${options.dialect} --seed ${details.seed}`,
+        `pnpm test:model --dialect ${options.dialect} --seed=${details.seed}`,
         `--path ${details.counterexamplePath ?? ''}`,
         replayPath === undefined ? '' : `--replay-path '${replayPath}'`,
         avoided.length > 0 ? `(with NUDGE_MODEL_SKIP_KNOWN=${avoided.join(',')})` : '',
