@@ -40,6 +40,9 @@ export function checkAfterCall(
           `${label}: job #${id} moved ${old.status} -> ${job.status}, which JOB_TRANSITIONS forbids`,
         );
       if (old.status === 'WAITING' && job.status !== 'CANCELLED') model.releasedAt.set(id, model.step);
+      // A retry that finds every dependency finished releases the job at once.
+      if (isFinal(old.status) && (job.status === 'PENDING' || job.status === 'SCHEDULED'))
+        model.releasedAt.set(id, model.step);
       // A retry: PENDING again, or WAITING for its own dependencies.
       if (isFinal(old.status) && (job.status === 'PENDING' || job.status === 'WAITING'))
         model.retriedAt.set(id, model.step);
