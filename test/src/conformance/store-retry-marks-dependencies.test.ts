@@ -35,4 +35,21 @@ describeStore('retry of a dependent marks its dependencies', (t) => {
     await t.store.complete([{ ...leaseOf(claimed), resultJson: null }]);
     assert.equal((await t.store.getJob(dependent.id))?.status, 'PENDING');
   });
+
+  it('bulk: a dependent of a dependency the command refuses does not wait for it', async () => {
+    const [head] = await t.store.enqueueMany([{ kind: 'a', maxAttempts: 1 }]);
+    assert.ok(head);
+    const [middle, tail] = await t.store.enqueueMany([
+      { kind: 'a', dependsOn: [head.id] },
+      { kind: 'a', dependsOn: [{ index: 0 }] },
+    ]);
+    assert.ok(middle && tail);
+    const [claimed] = await t.claim(1);
+    await t.store.fail([{ ...leaseOf(claimed!), error: 'x', retryDelayMs: 0, permanent: true }]);
+    assert.equal((await t.store.getJob(tail.id))?.status, 'CANCELLED');
+    // The head stays FAILED, so the middle is refused; the tail must not wait for it.
+    await t.store.retryJobs({ status: 'CANCELLED' });
+    assert.equal((await t.store.getJob(middle.id))?.status, 'CANCELLED');
+    assert.equal((await t.store.getJob(tail.id))?.status, 'CANCELLED');
+  });
 });

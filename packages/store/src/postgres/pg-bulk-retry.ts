@@ -72,6 +72,36 @@ interface RetriedRow {
   cursor_at: string;
 }
 
+/**
+ * After the pages: a job the command left `WAITING` for a dependency that it was to retry too but
+ * did not (refused: that dependency cancels on a failed dependency of its own) has only finished
+ * dependencies. It is settled as the release trigger would have: `CANCELLED` when it cancels on a
+ * dependency that did not succeed, else `PENDING`. $1 the jobs the command changed, $2 now (NULL: the
+ * database clock).
+ */
+const SETTLE_RETRIED = `
+WITH settled AS (
+  SELECT j.id,
+         (SELECT x.value::bigint FROM jsonb_array_elements_text(j.depends_on) AS x
+            LEFT JOIN nudge_jobs AS d ON d.id = x.value::bigint
+           WHERE d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED') LIMIT 1) AS bad
+    FROM nudge_jobs AS j
+   WHERE j.id = ANY($1::bigint[]) AND j.status = 'WAITING'
+     AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.depends_on) AS x
+                       JOIN nudge_jobs AS d ON d.id = x.value::bigint
+                      WHERE d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+     FOR NO KEY UPDATE OF j),
+changed AS (
+  UPDATE nudge_jobs AS j
+     SET status = CASE WHEN j.on_dependency_failure = 'cancel' AND s.bad IS NOT NULL THEN 'CANCELLED' ELSE 'PENDING' END,
+         finished_at = CASE WHEN j.on_dependency_failure = 'cancel' AND s.bad IS NOT NULL THEN ${pgNow('$2')} END,
+         last_error = CASE WHEN j.on_dependency_failure = 'cancel' AND s.bad IS NOT NULL
+                           THEN 'dependency ' || s.bad || ' did not succeed' ELSE j.last_error END
+    FROM settled AS s
+   WHERE j.id = s.id AND j.status = 'WAITING'
+  RETURNING j.id)
+DELETE FROM nudge_job_dependencies WHERE job_id = ANY(ARRAY(SELECT id FROM changed))`;
+
 /** The next kind above $2 with jobs in status $1: one probe of the finished index. */
 export const PG_NEXT_FINISHED_KIND = `
 SELECT min(kind) AS kind FROM nudge_jobs WHERE status = $1 AND finished_at IS NOT NULL AND kind > $2`;
@@ -146,7 +176,8 @@ export async function pgRetryJobs(
       return { rows, refused: written.isolated };
     });
   const start: RetryCursor = { kind: firstKind, ...FIRST };
-  return runBulkPages(start, filter.limit, async (cursor, size) => {
+  const retriedIds: number[] = [];
+  const result = await runBulkPages(start, filter.limit, async (cursor, size) => {
     const values = [
       filter.status,
       cutoff,
@@ -168,6 +199,7 @@ export async function pgRetryJobs(
       page = parts;
       refused = parts.refused.length;
     }
+    for (const row of page.rows) if (row.id !== null) retriedIds.push(Number(row.id));
     const last = page.rows.at(-1);
     const rows = page.rows.flatMap((row) =>
       row.id === null
@@ -200,4 +232,6 @@ export async function pgRetryJobs(
       done: kind === undefined,
     };
   });
+  if (retriedIds.length > 0) await pool.query(SETTLE_RETRIED, [retriedIds, now ?? null]);
+  return result;
 }

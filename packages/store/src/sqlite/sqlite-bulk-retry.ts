@@ -5,6 +5,7 @@ import { runBulkPages, type BulkPage } from '../bulk-pages.js';
 import type { IsolatedWrite, IsolatedWrites } from '../isolated-writes.js';
 import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 import { toSqliteTime } from './sqlite-row.js';
+import { SQLITE_NOW } from './sqlite-time.js';
 import { SQLITE_RETRY_MARK_DEPENDENCIES, sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
 import { sqliteClockAfter } from './sqlite-clock-after.js';
 
@@ -39,6 +40,36 @@ SELECT id, kind, queue, finished_at FROM nudge_jobs
  ORDER BY kind, finished_at, id
  LIMIT @size`;
 }
+
+/**
+ * After the pages: a job the command left `WAITING` for a dependency that it was to retry too but
+ * did not (refused: that dependency cancels on a failed dependency of its own) has only finished
+ * dependencies. It is settled as the release trigger would have: `CANCELLED` when it cancels on a
+ * dependency that did not succeed, else `PENDING`. `@ids`: the jobs the command changed.
+ */
+const SETTLE_RETRIED = `
+UPDATE nudge_jobs
+   SET status = CASE WHEN on_dependency_failure IS 'cancel' AND (${badDependency('nudge_jobs')}) IS NOT NULL
+                     THEN 'CANCELLED' ELSE 'PENDING' END,
+       finished_at = CASE WHEN on_dependency_failure IS 'cancel' AND (${badDependency('nudge_jobs')}) IS NOT NULL
+                          THEN ${SQLITE_NOW} END,
+       last_error = CASE WHEN on_dependency_failure IS 'cancel' AND (${badDependency('nudge_jobs')}) IS NOT NULL
+                         THEN 'dependency ' || (${badDependency('nudge_jobs')}) || ' did not succeed' ELSE last_error END
+ WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'WAITING'
+   AND NOT EXISTS (SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
+                    WHERE d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+RETURNING id`;
+
+/** The first dependency of `job` that did not succeed (ended badly, or no longer exists), in SQL. */
+function badDependency(job: string): string {
+  return `SELECT x.value FROM json_each(${job}.depends_on) AS x LEFT JOIN nudge_jobs AS d ON d.id = x.value
+           WHERE d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED') LIMIT 1`;
+}
+
+const DROP_SETTLED_EDGES = `
+DELETE FROM nudge_job_dependencies
+ WHERE job_id IN (SELECT value FROM json_each(@ids))
+   AND job_id IN (SELECT id FROM nudge_jobs WHERE status <> 'WAITING')`;
 
 /**
  * A dependency that this same command retries (in this page or a later one), so its dependent
@@ -122,13 +153,29 @@ export async function sqliteRetryJobs(
       done: rows.length < size,
     };
   });
-  return runBulkPages(START, filter.limit, async (cursor, size) => {
+  const retriedIds: number[] = [];
+  const result = await runBulkPages(START, filter.limit, async (cursor, size) => {
     const { refused, ...done }: { refused: IsolatedWrite[] } & BulkPage<RetryCursor> = await run(() =>
       page.immediate(cursor, size),
     );
     isolated.report(refused);
+    for (const row of done.rows) retriedIds.push(row.id);
     return { ...done, isolated: refused.length };
   });
+  if (retriedIds.length > 0) {
+    const settle = db.prepare<Record<string, unknown>>(SETTLE_RETRIED);
+    const dropEdges = db.prepare<Record<string, unknown>>(DROP_SETTLED_EDGES);
+    const ids = JSON.stringify(retriedIds);
+    await run(() =>
+      db
+        .transaction(() => {
+          settle.run({ ids, now: toSqliteTime(now) });
+          dropEdges.run({ ids });
+        })
+        .immediate(),
+    );
+  }
+  return result;
 }
 
 interface ChangedRow {
