@@ -94,6 +94,22 @@ export interface IsolatingResult<T, R> {
 }
 
 /**
+ * The step after `part` failed with `error`: the row to leave out when `part` is one row, else
+ * its two halves to write each on its own.
+ * @throws `error` when it is not a row's ({@link isRowWriteError})
+ */
+function splitAfter<T>(
+  part: readonly T[],
+  error: unknown,
+): { readonly isolated: { readonly item: T; readonly error: unknown } } | { readonly halves: T[][] } {
+  if (!isRowWriteError(error)) throw error;
+  const [only] = part;
+  if (part.length === 1 && only !== undefined) return { isolated: { item: only, error } };
+  const half = Math.ceil(part.length / 2);
+  return { halves: [part.slice(0, half), part.slice(half)] };
+}
+
+/**
  * Writes `items` with `write`; when it throws a row's error ({@link isRowWriteError}), writes
  * each half on its own, down to single rows, and leaves out a single row that still fails. A
  * batch with one bad row costs about 2·log2(n) more writes; the good rows are all written. Any
@@ -112,15 +128,9 @@ export async function writeIsolating<T, R>(
     try {
       result.results.push(...(await write(part)));
     } catch (error) {
-      if (!isRowWriteError(error)) throw error;
-      const [only] = part;
-      if (part.length === 1 && only !== undefined) {
-        result.isolated.push({ item: only, error });
-        return;
-      }
-      const half = Math.ceil(part.length / 2);
-      await run(part.slice(0, half));
-      await run(part.slice(half));
+      const next = splitAfter(part, error);
+      if ('isolated' in next) result.isolated.push(next.isolated);
+      else for (const half of next.halves) await run(half);
     }
   };
   await run(items);
@@ -138,15 +148,9 @@ export function writeIsolatingSync<T, R>(
     try {
       result.results.push(...write(part));
     } catch (error) {
-      if (!isRowWriteError(error)) throw error;
-      const [only] = part;
-      if (part.length === 1 && only !== undefined) {
-        result.isolated.push({ item: only, error });
-        return;
-      }
-      const half = Math.ceil(part.length / 2);
-      run(part.slice(0, half));
-      run(part.slice(half));
+      const next = splitAfter(part, error);
+      if ('isolated' in next) result.isolated.push(next.isolated);
+      else for (const half of next.halves) run(half);
     }
   };
   run(items);
