@@ -3,10 +3,19 @@ import type { JobStatus } from '../job-status.js';
 import { sqliteTime } from './sqlite-clock.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 
-/** A dependency's row as {@link readDependencies} and {@link lockWaitedOn} return it. */
+/** A dependency's row as {@link lockWaitedOn} returns it. */
 export interface DependencyStatusRow {
   readonly id: number | string | bigint;
   readonly status: JobStatus;
+}
+
+/**
+ * A dependency as {@link readDependencies} returns it: one that has not succeeded, or (`status`
+ * NULL) an id that names no job.
+ */
+export interface ReadDependencyRow {
+  readonly id: number | string | bigint;
+  readonly status: JobStatus | null;
 }
 
 /**
@@ -24,25 +33,32 @@ export type DependentStart =
 export const pgIdArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
 /**
- * Reads the id and status of the dependencies `ids`: primary-key probes, whatever the table's
- * size. On PostgreSQL those not finished are locked `FOR KEY SHARE` until the transaction ends,
- * which only a delete waits on (retention cannot remove a dependency the batch waits for), not an
- * outcome, a heartbeat or a cancel; a finished one is left alone (a lock writes the row's page, a
- * full page to the WAL after a checkpoint). A dependency finishing after this read is caught by
- * {@link lockWaitedOn} at the end of the batch. The pkey scan of `= ANY` returns rows in id order,
- * so the lock order needs no sort (the store's connections price sorts out).
+ * Reads the dependencies `ids` that matter to their dependents ({@link ReadDependencyRow}): those
+ * that have not succeeded, and the ids that name no job. An id left out succeeded, and a
+ * `SUCCEEDED` job never changes again, so it needs no edge and no row here: a batch of jobs that
+ * depend on finished history reads back almost nothing. One primary-key probe per id, whatever
+ * the table's size. On PostgreSQL those not finished are locked `FOR KEY SHARE` until the
+ * transaction ends, which only a delete waits on (retention cannot remove a dependency the batch
+ * waits for), not an outcome, a heartbeat or a cancel; a finished one is left alone (a lock writes
+ * the row's page, a full page to the WAL after a checkpoint). A dependency finishing after this
+ * read is caught by {@link lockWaitedOn} at the end of the batch. The pkey scan of `= ANY` returns
+ * rows in id order, so the lock order needs no sort (the store's connections price sorts out).
  */
 export function readDependencies(dialect: SqlDialect, ids: readonly number[]): SqlQuery {
   return dialect === 'postgres'
     ? {
         sql:
-          'WITH unfinished AS (SELECT id FROM nudge_jobs WHERE id = ANY($1::bigint[]) ' +
-          `AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED') ORDER BY id FOR KEY SHARE) ` +
-          'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM unfinished) >= 0',
+          'WITH found AS MATERIALIZED (SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[])), ' +
+          'locked AS (SELECT id FROM nudge_jobs WHERE id = ANY(ARRAY(SELECT id FROM found ' +
+          `WHERE status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))) ORDER BY id FOR KEY SHARE) ` +
+          `SELECT id, status FROM found WHERE status <> 'SUCCEEDED' AND (SELECT count(*) FROM locked) >= 0 ` +
+          'UNION ALL SELECT x.id, NULL FROM unnest($1::bigint[]) AS x (id) WHERE x.id NOT IN (SELECT id FROM found)',
         params: [pgIdArray(ids)],
       }
     : {
-        sql: 'SELECT id, status FROM nudge_jobs WHERE id IN (SELECT value FROM json_each(?))',
+        sql:
+          'SELECT x.value AS id, j.status FROM json_each(?) AS x LEFT JOIN nudge_jobs AS j ON j.id = x.value ' +
+          `WHERE j.status IS NOT 'SUCCEEDED'`,
         params: [JSON.stringify(ids)],
       };
 }
@@ -82,7 +98,10 @@ export function lockWaitedOn(dialect: SqlDialect, ids: readonly number[]): SqlQu
         sql: 'SELECT id, status FROM nudge_jobs WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE',
         params: [pgIdArray(ids)],
       }
-    : readDependencies(dialect, ids);
+    : {
+        sql: 'SELECT id, status FROM nudge_jobs WHERE id IN (SELECT value FROM json_each(?))',
+        params: [JSON.stringify(ids)],
+      };
 }
 
 /**
@@ -141,7 +160,8 @@ export const isFinished = (status: JobStatus): boolean =>
   status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED';
 
 /**
- * The start of a job whose dependencies are `rows`, by {@link DependentStart}. `missing` are ids
+ * The start of a job whose dependencies are `rows`, by {@link DependentStart} (a dependency that
+ * succeeded may be left out of `rows`: it changes nothing). `missing` are ids
  * that name no job, counted as dependencies that did not succeed (a follow-up's dependencies are
  * read only when its parent completes; see `enqueuePlan`): `cancel` inserts the job `CANCELLED`,
  * `run` leaves them out.

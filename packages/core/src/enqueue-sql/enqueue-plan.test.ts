@@ -71,7 +71,7 @@ describe('enqueuePlan of dependents', () => {
       let step = plan.next();
       while (!step.done) {
         const { sql } = step.value;
-        const kind = /^(SELECT id, status|WITH unfinished)/.test(sql)
+        const kind = /^(SELECT id, status|WITH found|SELECT x\.value)/.test(sql)
           ? sql.includes('FOR SHARE') || seen.includes('read')
             ? 'lock'
             : 'read'

@@ -1,3 +1,4 @@
+import type { JobStatus } from '../job-status.js';
 import { NudgeError } from '../nudge-error.js';
 import {
   dependentStart,
@@ -5,6 +6,7 @@ import {
   readDependencies,
   type DependencyStatusRow,
   type JobEdges,
+  type ReadDependencyRow,
 } from './dependency-sql.js';
 import { dedupeSteps, isDeduped } from './dedupe-steps.js';
 import { DEPENDENT_EXTRA_PARAMS, insertDependentJobs, type DependentRow } from './insert-dependents.js';
@@ -193,9 +195,11 @@ export function* enqueuePlan<Row extends ReturnedRow>(
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
   const missing: Array<{ index: number; kind: string; key: string }> = [];
-  // Dependencies read so far (null: no such job); a later read would see nothing newer that
-  // matters, as settleWaiting reads them again under a lock.
-  const statuses = new Map<number, DependencyStatusRow | null>();
+  // Dependencies read so far: every id read, and the status of those not SUCCEEDED (null: no such
+  // job). A later read would see nothing newer that matters, as settleWaiting reads them again
+  // under a lock.
+  const read = new Set<number>();
+  const statuses = new Map<number, JobStatus | null>();
   const waitingJobs: WaitingJob[] = [];
   // Edges not yet written: they are written together, before anything that could finish a job.
   let unwritten: JobEdges[] = [];
@@ -237,24 +241,38 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       if (missing.length > 0) yield* readBack();
       const ids = results.map((result) => (result === undefined ? undefined : Number(result.row.id)));
       const resolved = slice.map((job, k) => resolveDependencies(job, start + k, ids));
-      const unread = [...new Set(resolved.flat().filter((id) => !statuses.has(id)))];
+      const unread: number[] = [];
+      for (const ids of resolved) {
+        for (const id of ids) {
+          if (read.has(id)) continue;
+          read.add(id);
+          unread.push(id);
+        }
+      }
       for (let at = 0; at < unread.length; at += MAX_READ_IDS) {
-        const part = unread.slice(at, at + MAX_READ_IDS);
-        const read = (yield readDependencies(dialect, part)) as unknown as DependencyStatusRow[];
-        for (const id of part) statuses.set(id, null);
-        for (const row of read) statuses.set(Number(row.id), row);
+        const rows = (yield readDependencies(
+          dialect,
+          unread.slice(at, at + MAX_READ_IDS),
+        )) as unknown as ReadDependencyRow[];
+        for (const row of rows) statuses.set(Number(row.id), row.status);
       }
       dependents = slice.map((job, k) => {
         const dependencies = resolved[k] as number[];
-        const found = dependencies.flatMap((id) => statuses.get(id) ?? []);
-        const unknown = dependencies.filter((id) => statuses.get(id) === null);
+        // Edges (found) only to jobs that exist and may still finish, or finish again after a
+        // retry: the dependency trigger would count a missing one as finished.
+        const found: DependencyStatusRow[] = [];
+        const unknown: number[] = [];
+        for (const id of dependencies) {
+          const status = statuses.get(id);
+          if (status === null) unknown.push(id);
+          else if (status !== undefined) found.push({ id, status });
+        }
         if (unknown.length > 0 && missingDependency === 'refuse') {
           throw new NudgeError(
             'DEPENDENCY_NOT_FOUND',
             `${jobs.length > 1 ? `/jobs/${start + k}/dependsOn` : '/dependsOn'} names job${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which do${unknown.length > 1 ? '' : 'es'} not exist: depend only on jobs that exist (or were not deleted by retention)`,
           );
         }
-        // Edges (found) only to jobs that exist: the dependency trigger would count a missing one as finished.
         const begin = dependentStart(found, job.onDependencyFailure ?? 'cancel', unknown);
         return { job, ids: dependencies, start: begin, found };
       });
@@ -273,7 +291,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
         next += 1;
         const dependent = dependents[index - start];
         if (dependent?.start.status === 'WAITING') {
-          const edges = dependent.found.map((found) => Number(found.id));
+          const edges = dependent.found.map((found) => found.id as number);
           if (unwrittenCount + edges.length > MAX_EDGES) yield* writeEdges();
           unwritten.push({ jobId: Number(row.id), ids: edges });
           unwrittenCount += edges.length;
