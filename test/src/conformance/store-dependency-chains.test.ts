@@ -4,7 +4,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EnqueueInput, EnqueuedJob } from '@nudge/store';
-import { rawQuery } from '../helpers/index.js';
+import { dependencyEdges, rawQuery } from '../helpers/index.js';
 import { describeStore, leaseOf, type StoreCase } from './store-fixture.js';
 
 /** Jobs per enqueueMany call: the most one `POST /jobs/batch` takes. */
@@ -37,11 +37,7 @@ async function countWhere(t: StoreCase, where: string): Promise<number> {
 }
 
 async function edges(t: StoreCase): Promise<number> {
-  const [row] = await rawQuery<{ n: number | string }>(
-    t.db,
-    'SELECT count(*) AS n FROM nudge_job_dependencies',
-  );
-  return Number(row?.n ?? 0);
+  return (await dependencyEdges(t.db)).length;
 }
 
 /** Fails the chain's head (kind `a`) for good. */

@@ -5,7 +5,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JobStatus } from '@nudge/core';
 import type { EnqueuedJob } from '@nudge/store';
-import { rawQuery } from '../helpers/index.js';
+import { dependencyEdges, rawQuery } from '../helpers/index.js';
 import { describeStore, type StoreCase } from './store-fixture.js';
 
 async function statuses(t: StoreCase, jobs: readonly EnqueuedJob[]): Promise<(JobStatus | undefined)[]> {
@@ -13,12 +13,7 @@ async function statuses(t: StoreCase, jobs: readonly EnqueuedJob[]): Promise<(Jo
 }
 
 async function edgesOf(t: StoreCase, id: number): Promise<number> {
-  const [row] = await rawQuery<{ n: number | string }>(
-    t.db,
-    'SELECT count(*) AS n FROM nudge_job_dependencies WHERE job_id = ? OR depends_on_id = ?',
-    [id, id],
-  );
-  return Number(row?.n ?? 0);
+  return (await dependencyEdges(t.db)).filter((e) => e.jobId === id || e.dependsOnId === id).length;
 }
 
 describeStore('deleted dependencies', (t) => {

@@ -4,7 +4,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NudgeError } from '@nudge/core';
-import { rawQuery } from '../helpers/index.js';
+import { dependencyEdges } from '../helpers/index.js';
 import { describeStore, leaseOf } from './store-fixture.js';
 
 describeStore('follow-ups with dependencies', (t) => {
@@ -39,13 +39,9 @@ describeStore('follow-ups with dependencies', (t) => {
       ],
     );
     assert.deepEqual(merge.dependsOn, [p0.id, p1.id, other.id]);
-    const edges = await rawQuery<{ id: number }>(
-      t.db,
-      'SELECT depends_on_id AS id FROM nudge_job_dependencies WHERE job_id = ? ORDER BY depends_on_id',
-      [merge.id],
-    );
+    const edges = await dependencyEdges(t.db);
     assert.deepEqual(
-      edges.map((e) => Number(e.id)),
+      edges.filter((e) => e.jobId === merge.id).map((e) => e.dependsOnId),
       [other.id, p0.id, p1.id],
     );
   });

@@ -88,7 +88,8 @@ export function markDependencies(dialect: SqlDialect, ids: readonly number[]): S
  * first read found unfinished, locked
  * `FOR SHARE` in id order on PostgreSQL until the commit that follows. Invariant: a dependency
  * finished before this read is seen finished here (the read waits for a finishing transaction to
- * commit), and one finishing after it waits for the commit, then sees the edges. Taken last, the
+ * commit), and one finishing after it waits for the commit, then sees the waiting jobs (their
+ * edges on SQLite, their rows in the dependents' index on PostgreSQL). Taken last, the
  * lock holds an outcome, heartbeat or cancel of the dependency only while the batch commits.
  * SQLite has one writer, so its read sees what the batch's first read saw.
  */
@@ -107,8 +108,8 @@ export function lockWaitedOn(dialect: SqlDialect, ids: readonly number[]): SqlQu
 /**
  * The statements that start a job inserted `WAITING` whose dependencies finished before
  * {@link lockWaitedOn} read them (a finisher that committed while the batch ran): `READY` makes it
- * `PENDING` (`SCHEDULED` while its run_at is ahead) and forgets its edges, waking workers on
- * PostgreSQL; `CANCELLED` cancels it, and the dependency trigger forgets its edges and cancels
+ * `PENDING` (`SCHEDULED` while its run_at is ahead) and forgets its edges (SQLite), waking workers
+ * on PostgreSQL; `CANCELLED` cancels it, and the dependency trigger forgets its edges and cancels
  * its own dependents. A job no longer `WAITING` is left alone.
  */
 export function startWaitingJob(
@@ -132,8 +133,7 @@ export function startWaitingJob(
       {
         sql:
           `WITH started AS (UPDATE nudge_jobs SET status = CASE WHEN run_at > now() THEN 'SCHEDULED' ELSE 'PENDING' END ` +
-          `WHERE id = $1 AND status = 'WAITING' RETURNING id, status), ` +
-          'forgotten AS (DELETE FROM nudge_job_dependencies WHERE job_id IN (SELECT id FROM started)) ' +
+          `WHERE id = $1 AND status = 'WAITING' RETURNING id, status) ` +
           `SELECT pg_notify('nudge_jobs', '') FROM started WHERE status = 'PENDING'`,
         params: [jobId],
       },
@@ -187,14 +187,15 @@ export interface JobEdges {
 }
 
 /**
- * Records the edges of `WAITING` jobs, one statement for many jobs: one row of
+ * Records the edges of `WAITING` jobs on SQLite, one statement for many jobs: one row of
  * `nudge_job_dependencies` per job and dependency, which the dependency trigger reads when a
- * dependency finishes. The rows go in the order of the table's primary key, `(depends_on_id,
- * job_id)` (jobs are given in id order), which makes a million edges several times cheaper to
- * write than one job's edges at a time. SQLite returns each job id once per edge (its statements
- * are run for their rows); PostgreSQL returns nothing.
+ * dependency finishes (PostgreSQL keeps no such table: it finds the waiting jobs by a partial GIN
+ * index on their own `depends_on`, migration 0021). The rows go in the order of the table's
+ * primary key, `(depends_on_id, job_id)` (jobs are given in id order), which makes a million edges
+ * several times cheaper to write than one job's edges at a time. Returns each job id once per edge
+ * (SQLite's statements are run for their rows).
  */
-export function insertDependencyEdges(dialect: SqlDialect, jobs: readonly JobEdges[]): SqlQuery {
+export function insertDependencyEdges(jobs: readonly JobEdges[]): SqlQuery {
   const byDependency = new Map<number, number[]>();
   for (const { jobId, ids } of jobs) {
     for (const id of ids) {
@@ -204,22 +205,6 @@ export function insertDependencyEdges(dialect: SqlDialect, jobs: readonly JobEdg
     }
   }
   const order = [...byDependency.keys()].sort((a, b) => a - b);
-  if (dialect === 'postgres') {
-    const dependencies: number[] = [];
-    const jobIds: number[] = [];
-    for (const id of order) {
-      for (const jobId of byDependency.get(id) ?? []) {
-        dependencies.push(id);
-        jobIds.push(jobId);
-      }
-    }
-    return {
-      sql:
-        'INSERT INTO nudge_job_dependencies (job_id, depends_on_id) ' +
-        'SELECT job_id, depends_on_id FROM unnest($1::bigint[], $2::bigint[]) AS e(job_id, depends_on_id)',
-      params: [pgIdArray(jobIds), pgIdArray(dependencies)],
-    };
-  }
   // {"dependency": [job, …], …}: the key is read once per dependency, not once per edge.
   const json = `{${order.map((id) => `"${id}":[${(byDependency.get(id) ?? []).join(',')}]`).join(',')}}`;
   return {

@@ -63,7 +63,7 @@ describe('enqueuePlan', () => {
 
 describe('enqueuePlan of dependents', () => {
   for (const dialect of ['postgres', 'sqlite'] as const) {
-    it(`${dialect}: reads each dependency once a batch, inserts the jobs and their edges in one statement each, locks at the end`, () => {
+    it(`${dialect}: reads each dependency once a batch, inserts the jobs and (SQLite) their edges in one statement each, locks at the end`, () => {
       const jobs: EnqueueRow[] = Array.from({ length: 3 }, () => ({ kind: 'd', dependsOn: [7, 8] }));
       const plan = enqueuePlan<ReturnedRow>(dialect, jobs, 'keys');
       const seen: string[] = [];
@@ -91,7 +91,11 @@ describe('enqueuePlan of dependents', () => {
               : [];
         step = plan.next(answer);
       }
-      assert.deepEqual(seen, ['read', 'job', 'edges', 'mark', 'lock']);
+      // PostgreSQL writes no edges: an index on the jobs' own lists finds them.
+      assert.deepEqual(
+        seen,
+        dialect === 'sqlite' ? ['read', 'job', 'edges', 'mark', 'lock'] : ['read', 'job', 'mark', 'lock'],
+      );
       assert.deepEqual(
         step.value.map((r) => Number(r.row.id)),
         [100, 101, 102],

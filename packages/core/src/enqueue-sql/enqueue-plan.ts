@@ -177,7 +177,7 @@ function resolveDependencies(
  * nothing. Jobs with `dependsOn` go in runs of their own: their dependencies are read (once per
  * batch, {@link readDependencies}), each is inserted `WAITING`, `CANCELLED` or as any other job
  * ({@link dependentStart}, {@link insertDependentJobs}), and the `WAITING` jobs' edges are recorded
- * ({@link insertDependencyEdges}). The batch ends with
+ * ({@link insertDependencyEdges}, on SQLite). The batch ends with
  * {@link settleWaiting}: the dependencies of its `WAITING` jobs are marked and locked, and a job
  * whose dependencies finished meanwhile is started.
  * @param missingDependency - what a dependency id that names no job does ({@link MissingDependency})
@@ -205,7 +205,8 @@ export function* enqueuePlan<Row extends ReturnedRow>(
   let unwritten: JobEdges[] = [];
   let unwrittenCount = 0;
   function* writeEdges(): Generator<SqlQuery, void, readonly Row[]> {
-    if (unwritten.length > 0) yield insertDependencyEdges(dialect, unwritten);
+    // SQLite only: PostgreSQL finds a dependency's waiting jobs by an index on their own lists.
+    if (unwritten.length > 0) yield insertDependencyEdges(unwritten);
     unwritten = [];
     unwrittenCount = 0;
   }
@@ -291,10 +292,12 @@ export function* enqueuePlan<Row extends ReturnedRow>(
         next += 1;
         const dependent = dependents[index - start];
         if (dependent?.start.status === 'WAITING') {
-          const edges = dependent.found.map((found) => found.id as number);
-          if (unwrittenCount + edges.length > MAX_EDGES) yield* writeEdges();
-          unwritten.push({ jobId: Number(row.id), ids: edges });
-          unwrittenCount += edges.length;
+          if (dialect === 'sqlite') {
+            const edges = dependent.found.map((found) => found.id as number);
+            if (unwrittenCount + edges.length > MAX_EDGES) yield* writeEdges();
+            unwritten.push({ jobId: Number(row.id), ids: edges });
+            unwrittenCount += edges.length;
+          }
           waitingJobs.push({
             id: Number(row.id),
             dependencies: dependent.found,

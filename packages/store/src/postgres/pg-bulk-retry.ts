@@ -100,7 +100,7 @@ changed AS (
     FROM settled AS s
    WHERE j.id = s.id AND j.status = 'WAITING'
   RETURNING j.id)
-DELETE FROM nudge_job_dependencies WHERE job_id = ANY(ARRAY(SELECT id FROM changed))`;
+SELECT count(*) AS settled FROM changed`;
 
 /** The next kind above $2 with jobs in status $1: one probe of the finished index. */
 export const PG_NEXT_FINISHED_KIND = `

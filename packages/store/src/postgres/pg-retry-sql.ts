@@ -4,8 +4,8 @@ import { pgNow } from './pg-row.js';
  * The retry of the rows of CTE `rows` (`id`, `depends_on`, `on_dependency_failure`), as CTEs to
  * follow it in one statement: `deps` locks their dependencies in id order (`FOR NO KEY UPDATE`,
  * as an enqueue of a dependent does, so none finishes between this read and the commit), then
- * `verdict` decides per row, then `changed` writes the rows and `edges` records what a row waits
- * for.
+ * `verdict` decides per row, then `changed` writes the rows (a row made `WAITING` is found by its
+ * dependencies' trigger through the index on `depends_on`, migration 0021).
  *
  * A dependency is awaited when it has not finished, or when `retried` (an SQL predicate on alias
  * `d`) says this same command retries it. A row whose dependency ended `FAILED` or `CANCELLED`
@@ -48,14 +48,6 @@ changed AS (
    WHERE j.id = ANY(ARRAY(SELECT id FROM rows)) AND j.id = p.id
      AND NOT coalesce(v.blocked, false) AND ${where}
   RETURNING j.*),
-edges AS (
-  INSERT INTO nudge_job_dependencies (job_id, depends_on_id)
-  SELECT c.id, d.id
-    FROM changed AS c
-   CROSS JOIN LATERAL jsonb_array_elements_text(c.depends_on) AS x
-    JOIN deps AS d ON d.id = x.value::bigint
-   WHERE c.status = 'WAITING' AND (d.retried OR d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
-  ON CONFLICT DO NOTHING),
 marked AS (
   UPDATE nudge_jobs AS m SET has_dependents = true
    WHERE m.id = ANY(ARRAY(SELECT id FROM deps)) AND NOT m.has_dependents

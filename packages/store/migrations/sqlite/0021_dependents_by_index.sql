@@ -1,0 +1,3 @@
+-- Nothing to do on SQLite: PostgreSQL's migration 0021 replaces its edge table
+-- (nudge_job_dependencies) with a partial GIN index on the waiting jobs' depends_on lists, which
+-- SQLite has no index type for. SQLite keeps its edge table.
