@@ -6,6 +6,7 @@ import {
   type RetryJobsFilter,
   type Store,
 } from '@nudge/store';
+import type { Enqueuer } from '@nudge/core';
 import { createTestDatabase } from '@nudge/test-databases';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type ApiKey, type NudgeHttpApp } from '@nudge/http';
 
@@ -52,8 +53,8 @@ export async function createTestApp(
   const engine = {
     kinds: TEST_KINDS,
     requestClaim: () => void (claims += 1),
-    enqueue: async (input: EnqueueInput) => {
-      const job = await store.enqueue(input);
+    enqueue: async (input: EnqueueInput, enqueuer?: Enqueuer) => {
+      const job = await store.enqueue(input, enqueuer);
       claims += 1;
       enqueues += 1;
       return job;
