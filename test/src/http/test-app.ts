@@ -7,13 +7,15 @@ import {
   type Store,
 } from '@nudge/store';
 import type { Enqueuer } from '@nudge/core';
-import { createTestDatabase } from '@nudge/test-databases';
+import { createTestDatabase, type TestDatabase } from '@nudge/test-databases';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type ApiKey, type NudgeHttpApp } from '@nudge/http';
 
 /** An app on a fresh database of one dialect, for the route tests of `@nudge/http`. */
 export interface TestApp {
   readonly app: NudgeHttpApp;
   readonly store: Store;
+  /** The database the store writes to, for reading a column no view shows. */
+  readonly db: TestDatabase;
   /**
    * Every route the app registered (collected with an `onRoute` hook, `HEAD` left out), with
    * `hidden` for those its OpenAPI document leaves out (the documentation UI's own).
@@ -84,6 +86,7 @@ export async function createTestApp(
   return {
     app,
     store,
+    db,
     routes,
     claimRequests: () => claims,
     enqueues: () => enqueues,
