@@ -72,6 +72,13 @@ async function deadTuples(db: TestDatabase): Promise<string> {
   return `, nudge_jobs ${row?.live} live / ${row?.dead} dead rows`;
 }
 
+/** `count` different values of `draw` (which must have at least that many). */
+function distinct(count: number, draw: () => number): number[] {
+  const values = new Set<number>();
+  while (values.size < count) values.add(draw());
+  return [...values];
+}
+
 async function timed(db: TestDatabase, label: string, run: () => Promise<unknown>): Promise<void> {
   const readsBefore = await pkeyReads(db);
   const started = performance.now();
@@ -115,7 +122,8 @@ for (const dialect of dialects) {
       store.enqueueMany(
         Array.from({ length: jobs }, () => ({
           kind: 'spread',
-          dependsOn: Array.from({ length: deps }, random),
+          // Distinct ids: the job contract refuses a dependency listed twice.
+          dependsOn: distinct(deps, random),
         })),
       ),
     );

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -93,6 +94,35 @@ describe('startServer', () => {
     const response = await fetch(`${server.url}/nudge`, { method: 'POST' });
     assert.equal(response.status, 202);
     assert.deepEqual(await response.json(), { accepted: true });
+  });
+
+  it('answers 404 to a path with . or .. segments, sent as is (a browser or fetch would remove them)', async () => {
+    /** GET `path` byte for byte: status and parsed body. */
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(server.url);
+        get({ hostname, port, path }, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+    for (const path of [
+      '/dashboard/../jobs/1',
+      '/dashboard/%2e%2e/jobs/1',
+      '/dashboard/./index.html',
+      '/dashboard/..',
+      '/queues/../jobs',
+    ]) {
+      const { status, body } = await raw(path);
+      assert.equal(status, 404, `${path}: ${body}`);
+      const parsed = JSON.parse(body) as { code: string; message: string };
+      assert.equal(parsed.code, 'ROUTE_NOT_FOUND', path);
+      assert.match(parsed.message, /a "\." or "\.\." segment names nothing/);
+      assert.doesNotMatch(parsed.message, /routes:/, 'no route list without a key');
+    }
+    assert.equal((await raw('/dashboard/')).status, 200, 'the dashboard itself is served');
   });
 
   it('closes in order and only once: HTTP first, then the engine, then the store', async () => {

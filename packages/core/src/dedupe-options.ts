@@ -1,3 +1,4 @@
+import { hasCharacterCountIn } from './character-count.js';
 import { unstorableText } from './storable-json.js';
 
 /** Longest throttle or debounce key, in characters. */
@@ -12,8 +13,8 @@ export const MAX_DEBOUNCE_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
 /**
  * At most one job per kind and `key` is created in each window of `windowMs`. The window opens
  * when its job is created (database clock); an enqueue while it is open creates nothing and
- * returns the window's job (`created: false`). A window lasts while its job is kept: deleting the
- * job (retention) closes it.
+ * returns the window's job (`created: false`). Retention keeps the job while its window is open,
+ * so the window lasts its full length; deleting the job by hand closes it.
  */
 export interface ThrottleOption {
   /** 1 to 200 characters; windows are per kind and key. */
@@ -81,7 +82,7 @@ function optionProblems(
         text: `${path}/${name} is not a field of ${option} (fields: key, ${msField})`,
       });
   }
-  if (typeof o.key !== 'string' || o.key.length < 1 || o.key.length > MAX_DEDUPE_KEY_LENGTH) {
+  if (typeof o.key !== 'string' || !hasCharacterCountIn(o.key, 1, MAX_DEDUPE_KEY_LENGTH)) {
     problems.push(fieldProblem(`${path}/key`, DEDUPE_FIELD_EXPECTED.key, o.key, describe));
   } else {
     const unstorable = unstorableText(o.key);

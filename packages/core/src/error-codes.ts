@@ -37,6 +37,16 @@ export const ERROR_CODES = {
     summary:
       "A retry of a job that cancels on a failed dependency (`onDependencyFailure: 'cancel'`) while one of its dependencies ended `FAILED` or `CANCELLED`, or no longer exists: it would be cancelled again.",
   },
+  DEBOUNCE_OWNED_BY_OTHER_KEY: {
+    status: 409,
+    summary:
+      'A debounced job waits under that kind and key, enqueued by another API key: only that key or an admin key may replace it.',
+  },
+  IDEMPOTENCY_KEY_CONFLICT: {
+    status: 409,
+    summary:
+      'A job of that kind and idempotency key exists with other `dependsOn`: the repeat would be answered with a job that waits for other jobs.',
+  },
   UNAUTHORIZED: {
     status: 401,
     summary: 'API keys are configured and the request has no valid `Authorization: Bearer <key>`.',

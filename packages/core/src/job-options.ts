@@ -1,3 +1,4 @@
+import { hasCharacterCountIn } from './character-count.js';
 import { dedupeProblems, type DebounceOption, type ThrottleOption } from './dedupe-options.js';
 import { isIsoDateTime, RUN_AT_RANGE_MS } from './iso-date-time.js';
 import { NudgeError } from './nudge-error.js';
@@ -62,7 +63,7 @@ export const JOB_FIELDS = [
  */
 export const JOB_FIELD_EXPECTED = {
   kind: `a string of 1 to ${MAX_KIND_LENGTH} characters`,
-  queue: "a queue name: 1 to 100 letters, digits, '_', '.' or '-'",
+  queue: "a queue name: 1 to 100 letters, digits, '_', '.' or '-', other than '.' and '..'",
   priority: `an integer from ${PRIORITY_RANGE.minimum} to ${PRIORITY_RANGE.maximum}`,
   runAt: 'a date-time from 1970 to 9999 with a time zone, such as 2030-01-01T09:00:00Z',
   delayMs: `a whole number of ms from 0 to ${MAX_DELAY_MS} (365 days)`,
@@ -185,8 +186,7 @@ function nameProblem(
   value: unknown,
   max: number,
 ): Problem | undefined {
-  if (typeof value !== 'string' || value.length < 1 || value.length > max)
-    return invalid(pointer, field, value);
+  if (typeof value !== 'string' || !hasCharacterCountIn(value, 1, max)) return invalid(pointer, field, value);
   const problem = unstorableText(value);
   return problem ? { code: 'PAYLOAD_UNSTORABLE', text: `${pointer}/${field} ${problem}` } : undefined;
 }
@@ -204,7 +204,8 @@ function runAtMs(value: unknown, form: RunAtForm): number {
 
 /**
  * What is wrong with `dependsOn`: each entry a job id or `{ index }`; an index only inside a batch
- * (`batchIndex` is the job's own position) and only of an earlier job.
+ * (`batchIndex` is the job's own position) and only of an earlier job; no entry twice (a repeat
+ * would be stored once, which is not what was sent).
  */
 function dependsOnProblem(
   value: unknown,
@@ -212,10 +213,25 @@ function dependsOnProblem(
   batchIndex: number | undefined,
 ): Problem | undefined {
   if (!Array.isArray(value) || value.length > MAX_DEPENDENCIES) return invalid(pointer, 'dependsOn', value);
+  // Each entry's first position, by `5` for an id and `#5` for { index: 5 }.
+  const seen = new Map<string, number>();
+  const repeated = (entry: string, at: number): Problem | undefined => {
+    const first = seen.get(entry);
+    if (first === undefined) {
+      seen.set(entry, at);
+      return undefined;
+    }
+    return {
+      code: 'INVALID_REQUEST',
+      text: `${pointer}/dependsOn/${at} repeats entry ${first} (${describeValue((value as unknown[])[at])}): list each dependency once`,
+    };
+  };
   for (const [at, ref] of (value as unknown[]).entries()) {
     const where = `${pointer}/dependsOn/${at}`;
     if (typeof ref === 'number') {
       if (!Number.isSafeInteger(ref) || ref < 1) return invalid(pointer, 'dependsOn', value);
+      const repeat = repeated(String(ref), at);
+      if (repeat) return repeat;
       continue;
     }
     const index: unknown =
@@ -236,6 +252,8 @@ function dependsOnProblem(
         text: `${where} refers to job ${index} of the batch, which is not earlier than this job (${batchIndex}): a job may depend only on jobs before it`,
       };
     }
+    const repeat = repeated(`#${index}`, at);
+    if (repeat) return repeat;
   }
   return undefined;
 }
@@ -287,6 +305,12 @@ function problemsOf(
     !(DEPENDENCY_FAILURE_MODES as readonly unknown[]).includes(j.onDependencyFailure)
   )
     problems.push(invalid(pointer, 'onDependencyFailure', j.onDependencyFailure));
+  else if (j.onDependencyFailure !== undefined && (!Array.isArray(j.dependsOn) || j.dependsOn.length === 0)) {
+    problems.push({
+      code: 'INVALID_REQUEST',
+      text: `${pointer}/onDependencyFailure is given without dependsOn: it says what a failed dependency does, so give the dependencies, or leave it out`,
+    });
+  }
   problems.push(...dedupeProblems(j, pointer, describeValue));
   if (j.dependsOn !== undefined && (j.throttle !== undefined || j.debounce !== undefined)) {
     problems.push({
@@ -312,8 +336,10 @@ function problemsOf(
  * {@link MAX_ATTEMPTS_RANGE}, `runAt` in {@link RUN_AT_RANGE_MS}, `delayMs` a whole number of ms
  * up to {@link MAX_DELAY_MS} and not with `runAt`, `dependsOn` job ids or `{ index }` of an
  * earlier job of the batch (`batchIndex` is the job's position in its batch; without it an index
- * is refused), `onDependencyFailure` `'cancel'` or `'run'`, `throttle` and `debounce` as
- * `dedupeProblems` checks them (neither with `dependsOn`), and a payload both dialects store alike.
+ * is refused) each listed once, `onDependencyFailure` `'cancel'` or `'run'` and only with a
+ * non-empty `dependsOn`, `throttle` and `debounce` as `dedupeProblems` checks them (neither with
+ * `dependsOn`), and a payload both dialects store alike. Lengths count characters (Unicode code
+ * points), as `hasCharacterCountIn` does.
  *
  * The message names each field at fault (up to 5, joined by `; `) by its JSON Pointer, with what
  * it must be: `/priority must be an integer from -1000 to 1000 (got 5000)`; `pointer` is

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { BackoffOptions, ExecutionClass } from '@nudge/core';
+import type { BackoffOptions, Enqueuer, ExecutionClass } from '@nudge/core';
 import type {
   BulkCommandResult,
   CancelJobsFilter,
@@ -233,11 +233,12 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    * trip; otherwise it is inserted as usual and a claim is requested. The kind's declared
    * defaults and schema apply first (see {@link prepareEnqueue}); a delayed job is never taken.
    * @returns the job as stored (`RUNNING` when this instance took it)
+   * @param enqueuer - the API key that enqueues, when the HTTP API has keys (see `Store.enqueue`)
    * @throws NudgeError `PAYLOAD_INVALID` (the payload does not match the kind's schema), or what
-   *   the store throws (`PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`, `INVALID_REQUEST`); nothing is
-   *   written
+   *   the store throws (`PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`, `INVALID_REQUEST`,
+   *   `DEBOUNCE_OWNED_BY_OTHER_KEY`, `IDEMPOTENCY_KEY_CONFLICT`); nothing is written
    */
-  async enqueue(given: EnqueueInput): Promise<EnqueuedJob> {
+  async enqueue(given: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
     const input = this.prepareEnqueue(given);
     if (this.#started && !this.#stopping) this.#safetyPoll.workSeen();
     return selfClaimEnqueue(
@@ -253,6 +254,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
         requestClaim: () => this.requestClaim(),
       },
       input,
+      enqueuer,
     );
   }
 

@@ -1,4 +1,4 @@
-import type { ExecutionClass } from '@nudge/core';
+import type { Enqueuer, ExecutionClass } from '@nudge/core';
 import { isDeduped } from '@nudge/core/enqueue-sql';
 import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
 import type { Executor } from './executor.js';
@@ -27,9 +27,14 @@ export interface SelfClaimParts {
  * same statement) and started right after the commit, without a claim round trip. Otherwise it
  * is inserted as usual and a claim is requested. A job whose idempotency key existed is never
  * started here: this call did not write it.
+ * @param enqueuer - the API key that enqueues, passed to the store (see `Store.enqueue`)
  * @returns the job as stored (`RUNNING` when this instance took it)
  */
-export async function selfClaimEnqueue(parts: SelfClaimParts, input: EnqueueInput): Promise<EnqueuedJob> {
+export async function selfClaimEnqueue(
+  parts: SelfClaimParts,
+  input: EnqueueInput,
+  enqueuer?: Enqueuer,
+): Promise<EnqueuedJob> {
   const { store, executor } = parts;
   const execution = parts.kinds.get(input.kind);
   // A job of a capped queue goes through a claim, which counts it against the cap; a delayed job
@@ -45,17 +50,17 @@ export async function selfClaimEnqueue(parts: SelfClaimParts, input: EnqueueInpu
       ? executor.reserve(execution, 1)
       : 0;
   if (execution === undefined || held === 0) {
-    const job = await store.enqueue(input);
+    const job = await store.enqueue(input, enqueuer);
     parts.requestClaim();
     return job;
   }
   let job: EnqueuedJob;
   try {
-    job = await store.enqueueAndClaim(input, {
-      workerId: parts.workerId,
-      leaseMs: parts.leaseMs,
-      kinds: parts.kindsByClass.get(execution) ?? [],
-    });
+    job = await store.enqueueAndClaim(
+      input,
+      { workerId: parts.workerId, leaseMs: parts.leaseMs, kinds: parts.kindsByClass.get(execution) ?? [] },
+      enqueuer,
+    );
   } catch (error) {
     executor.unreserve(execution, 1);
     throw error;

@@ -70,12 +70,30 @@ export function allows(scopes: readonly ApiScope[], needed: ApiScope): boolean {
 export interface KnownKey {
   /** `key-1`, `key-2`…: the key's position in the list, safe to log and to rate-limit by. */
   readonly name: string;
+  /**
+   * The key's id, recorded on the jobs it enqueues: {@link apiKeyId} of the key. Unlike `name` it
+   * stays the same when the list is reordered or another key is removed.
+   */
+  readonly id: string;
   readonly scopes: readonly ApiScope[];
   readonly digest: Buffer;
 }
 
 function digestOf(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** Hex digits of a key's SHA-256 that make its id (64 bits: no two keys of a list share one). */
+const ID_HEX_DIGITS = 16;
+
+/**
+ * A key's id: the first 16 hex digits of the SHA-256 of the key (`printf %s "$KEY" | sha256sum |
+ * cut -c1-16`). It names the key in stored jobs and in answers without revealing it (like any
+ * fingerprint it could confirm a guessed key, which is why keys must be random, as `openssl rand
+ * -hex 24` makes them); a key that is replaced gets a new id.
+ */
+export function apiKeyId(key: string): string {
+  return digestOf(key).toString('hex').slice(0, ID_HEX_DIGITS);
 }
 
 /**
@@ -87,7 +105,10 @@ export class ApiKeyRing {
   readonly #keys: readonly KnownKey[];
 
   constructor(keys: readonly ApiKey[]) {
-    this.#keys = keys.map(({ key, scopes }, i) => ({ name: `key-${i + 1}`, scopes, digest: digestOf(key) }));
+    this.#keys = keys.map(({ key, scopes }, i) => {
+      const digest = digestOf(key);
+      return { name: `key-${i + 1}`, id: digest.toString('hex').slice(0, ID_HEX_DIGITS), scopes, digest };
+    });
   }
 
   /** Whether any key is configured (else the API is open). */

@@ -9,7 +9,7 @@ import type { Engine } from '@nudge/engine';
  * returns at once).
  *
  * An `Engine` fits as is; tests pass a plain object such as
- * `{ kinds: ['echo'], requestClaim: () => calls++, enqueue: (input) => store.enqueue(input),
+ * `{ kinds: ['echo'], requestClaim: () => calls++, enqueue: (input, enqueuer) => store.enqueue(input, enqueuer),
  * prepareEnqueue: (input) => input, cancel: (id) => store.cancelJob(id),
  * retry: (id) => store.retryJob(id), cancelMany: (filter) => store.cancelJobs(filter),
  * retryMany: (filter) => store.retryJobs(filter) }`.

@@ -4,6 +4,7 @@ import type { ApiKey } from './api-keys.js';
 import { registerDateTimeFormat } from './date-time-format.js';
 import { answerFrameworkError, installErrorHandling } from './error-handling.js';
 import { installAuth } from './install-auth.js';
+import { installDotSegmentGuard } from './install-dot-segment-guard.js';
 import { installDocs } from './install-docs.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, installRateLimit } from './install-rate-limit.js';
 import { API_SECURITY_HEADERS, installSecurityHeaders } from './install-security-headers.js';
@@ -33,7 +34,8 @@ export interface HttpAppOptions {
    */
   readonly apiKeys?: readonly ApiKey[];
   /**
-   * Most requests per minute per API key (per client address without keys); `0` is no limit.
+   * Most requests per minute per API key (per client address without keys, and for requests
+   * without a valid key); `0` is no limit.
    * @defaultValue {@link DEFAULT_RATE_LIMIT_PER_MINUTE} (6000)
    */
   readonly rateLimitPerMinute?: number;
@@ -61,7 +63,8 @@ export interface SettingNames {
  * Creates the Fastify instance nudge's routes run in, with no routes yet: TypeBox schemas
  * compiled by {@link typeboxValidatorCompiler}, JSON as the only body type (the default
  * `text/plain` parser is removed; Fastify's secure JSON parsing refuses `__proto__` and
- * `constructor.prototype` keys), the body limit, {@link installErrorHandling}, the API keys
+ * `constructor.prototype` keys), the body limit, {@link installErrorHandling}, `404` for a path
+ * with a `.` or `..` segment ({@link installDotSegmentGuard}), the API keys
  * ({@link installAuth}), the rate limit ({@link installRateLimit}), security headers on every
  * answer (helmet's, worked out once by {@link installSecurityHeaders}: CSP, `X-Content-Type-Options:
  * nosniff`, frame and referrer policies…)
@@ -94,9 +97,10 @@ export function createHttpApp(options: HttpAppOptions = {}): NudgeHttpApp {
   app.setValidatorCompiler(typeboxValidatorCompiler);
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app, bodyLimitBytes);
+  installDotSegmentGuard(app);
   const apiKeysName = options.settingNames?.apiKeys ?? 'apiKeys';
-  installAuth(app, options.apiKeys ?? [], apiKeysName);
-  installRateLimit(app, rateLimitPerMinute);
+  const limitRefusals = installRateLimit(app, rateLimitPerMinute);
+  installAuth(app, options.apiKeys ?? [], { keysName: apiKeysName, limitRefusals });
   installSecurityHeaders(app, API_SECURITY_HEADERS);
   installDocs(app, options.version ?? '0.1.0', apiKeysName);
   return app;

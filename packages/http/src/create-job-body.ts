@@ -14,6 +14,7 @@ import {
   type JsonValue,
 } from '@nudge/core';
 import type { EnqueueInput } from '@nudge/store';
+import { characterString } from './character-string.js';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { debounceBodySchema, throttleBodySchema } from './dedupe-body-fields.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
@@ -33,7 +34,7 @@ export const QUEUE_NAME_EXPECTED = JOB_FIELD_EXPECTED.queue;
  */
 export const createJobBodySchema = Type.Object(
   {
-    kind: Type.String({
+    kind: characterString({
       minLength: 1,
       maxLength: MAX_KIND_LENGTH,
       [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.kind,
@@ -78,7 +79,7 @@ export const createJobBodySchema = Type.Object(
       }),
     ),
     idempotencyKey: Type.Optional(
-      Type.String({
+      characterString({
         minLength: 1,
         maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
         [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.idempotencyKey,
@@ -87,7 +88,7 @@ export const createJobBodySchema = Type.Object(
       }),
     ),
     concurrencyKey: Type.Optional(
-      Type.String({
+      characterString({
         minLength: 1,
         maxLength: MAX_CONCURRENCY_KEY_LENGTH,
         [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.concurrencyKey,

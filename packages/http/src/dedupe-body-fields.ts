@@ -5,10 +5,11 @@ import {
   MAX_DEDUPE_KEY_LENGTH,
   MAX_THROTTLE_WINDOW_MS,
 } from '@nudge/core';
+import { characterString } from './character-string.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 
 const dedupeKey = (description: string) =>
-  Type.String({
+  characterString({
     minLength: 1,
     maxLength: MAX_DEDUPE_KEY_LENGTH,
     [EXPECTED_KEYWORD]: DEDUPE_FIELD_EXPECTED.key,

@@ -31,6 +31,7 @@ export {
   MIN_API_KEY_LENGTH,
   parseApiKeys,
   allows,
+  apiKeyId,
   type ApiKey,
   type ApiScope,
 } from './api-keys.js';

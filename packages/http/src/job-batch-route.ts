@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { jobInputProblem, NudgeError } from '@nudge/core';
 import type { EnqueueInput, Store } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
+import { enqueuerOf, mayRead } from './caller-access.js';
+import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
 import type { ClaimEngine } from './claim-engine.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
 import { toEnqueueInput, type CreateJobBody } from './create-job-body.js';
@@ -24,14 +26,20 @@ export const createJobBatchBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** The answer: each job's view in input order, and whether this batch created it. */
+/**
+ * The answer: each job's view in input order, and whether this batch created it; a job it did not
+ * create is `{id, status, created: false}` only to a key without `read`.
+ */
 const batchAnswerSchema = Type.Object({
   jobs: Type.Array(
-    Type.Composite([
-      jobViewSchema,
-      Type.Object({
-        created: Type.Boolean({ description: 'false when the job existed under its idempotency key.' }),
-      }),
+    Type.Union([
+      Type.Composite([
+        jobViewSchema,
+        Type.Object({
+          created: Type.Boolean({ description: 'false when the job existed under its idempotency key.' }),
+        }),
+      ]),
+      dedupeHitViewSchema,
     ]),
   ),
 });
@@ -67,7 +75,11 @@ const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem =>
  * `400 INVALID_BATCH` whose `errors` names every invalid job by index, with the code and message
  * a single `POST /jobs` would give, and writes nothing. A job's `dependsOn` may name an earlier job
  * of the batch as `{ "index": n }`, so a whole flow is written in one transaction; a dependency id
- * that names no job answers `400 DEPENDENCY_NOT_FOUND` and writes nothing.
+ * that names no job answers `400 DEPENDENCY_NOT_FOUND` and writes nothing. A job the batch did not
+ * create (idempotency key, throttle window, debounce) is shown as `{id, status, created: false}`
+ * to a key without `read`; a debounce of another key's job (`409 DEBOUNCE_OWNED_BY_OTHER_KEY`) or
+ * a keyed repeat with other `dependsOn` (`409 IDEMPOTENCY_KEY_CONFLICT`) refuses the whole batch,
+ * naming the job by index, since the batch is written all or nothing.
  */
 export const jobBatchRoute: FastifyPluginAsyncTypebox<{
   store: Store;
@@ -93,12 +105,20 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{
       const problems = prepared.filter(isProblem);
       if (problems.length > 0) throw new BatchRejectedError(problems, jobs.length);
       const inputs = prepared as EnqueueInput[];
-      const written = await store.enqueueMany(inputs);
+      const written = await store.enqueueMany(inputs, enqueuerOf(request));
       metrics?.enqueued(written);
       engine.requestClaim();
       // 201 when the batch created any job; 200 when every job's idempotency key existed.
       void reply.code(written.some((job) => job.created) ? 201 : 200);
-      return { jobs: written.map((job) => ({ ...toJobView(job), created: job.created })) };
+      const reads = mayRead(request);
+      // The views are built field by field above: plain JSON text, without the serializer trying
+      // each alternative of the union per job.
+      void reply.serializer(JSON.stringify);
+      return {
+        jobs: written.map((job) =>
+          job.created || reads ? { ...toJobView(job), created: job.created } : toDedupeHitView(job),
+        ),
+      };
     },
   );
 };

@@ -8,6 +8,7 @@ import {
   RETRYABLE_STATUSES,
   type JobStatus,
 } from '@nudge/core';
+import { characterString } from './character-string.js';
 import type { ClaimEngine } from './claim-engine.js';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
@@ -29,7 +30,7 @@ const dateTime = (description: string) =>
 /** The filters both bulk commands share: kind, queue and a total limit. */
 const commonFilters = {
   kind: Type.Optional(
-    Type.String({
+    characterString({
       minLength: 1,
       maxLength: MAX_KIND_LENGTH,
       [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.kind,

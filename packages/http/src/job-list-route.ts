@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { JOB_STATUSES, MAX_KIND_LENGTH, NudgeError, QUEUE_NAME_PATTERN } from '@nudge/core';
+import {
+  JOB_FIELD_EXPECTED,
+  JOB_STATUSES,
+  MAX_KIND_LENGTH,
+  NudgeError,
+  QUEUE_NAME_PATTERN,
+} from '@nudge/core';
+import { characterString } from './character-string.js';
 import type { Store } from '@nudge/store';
 import { QUEUE_NAME_EXPECTED } from './create-job-body.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
@@ -18,7 +25,13 @@ const ID = '[1-9][0-9]{0,14}';
 export const listJobsQuerySchema = Type.Object(
   {
     status: Type.Optional(Type.Union(JOB_STATUSES.map((status) => Type.Literal(status)))),
-    kind: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_KIND_LENGTH })),
+    kind: Type.Optional(
+      characterString({
+        minLength: 1,
+        maxLength: MAX_KIND_LENGTH,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.kind,
+      }),
+    ),
     queue: Type.Optional(
       Type.String({ pattern: QUEUE_NAME_PATTERN, [EXPECTED_KEYWORD]: QUEUE_NAME_EXPECTED }),
     ),

@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { markJobInputChecked, NudgeError, TERMINAL_STATUSES, type Job } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { ClaimEngine } from './claim-engine.js';
+import { enqueuerOf, mayRead } from './caller-access.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
+import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
 import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
 import { jobViewJson, jobViewSchema, toJobView } from './job-view.js';
@@ -26,7 +29,12 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   no handler for (`400 UNKNOWN_KIND`), enqueues the job through the engine (which starts it at
  *   once when this instance has a free slot and nothing due should run first, else requests a
  *   claim) and answers `201` with the job's view and a `Location` header. A job whose kind and
- *   `idempotencyKey` exist creates nothing and answers `200` with the existing job. A payload no
+ *   `idempotencyKey` exist (or whose throttle window is open, or whose debounce key holds a
+ *   waiting job) creates nothing and answers `200` with the existing job: its whole view to a
+ *   caller that may read jobs, `{id, status, created: false}` to a key without `read`. A debounce
+ *   by a key that is not an admin's replaces only a job that key enqueued, else answers
+ *   `409 DEBOUNCE_OWNED_BY_OTHER_KEY`; a repeat whose `dependsOn` differs from the existing
+ *   job's answers `409 IDEMPOTENCY_KEY_CONFLICT`. A payload no
  *   dialect stores alike answers `400 PAYLOAD_TOO_DEEP` or `400 PAYLOAD_UNSTORABLE` naming its
  *   JSON Pointer. `delayMs` with `runAt` answers `400 INVALID_REQUEST` naming both. The kind's
  *   declared `maxAttempts` and `queue` fill in what the body omits, and a payload that does not
@@ -45,7 +53,10 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
   app.post(
     '/jobs',
     {
-      schema: { body: createJobBodySchema, response: { 200: jobViewSchema, 201: jobViewSchema, ...errors } },
+      schema: {
+        body: createJobBodySchema,
+        response: { 200: Type.Union([jobViewSchema, dedupeHitViewSchema]), 201: jobViewSchema, ...errors },
+      },
     },
     async (request, reply) => {
       const { kind } = request.body;
@@ -53,13 +64,15 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
       // The body passed the job contract (shape, limits, storability), so the store need not walk
       // it again; the engine applies the kind's defaults and schema, whose messages name the
       // JSON Pointer in the body as well.
-      const job = await engine.enqueue(markJobInputChecked(toEnqueueInput(request.body)));
+      const job = await engine.enqueue(
+        markJobInputChecked(toEnqueueInput(request.body)),
+        enqueuerOf(request),
+      );
       metrics?.enqueued([job]);
       // An existing idempotency key: nothing was created, the existing job is the answer.
-      void reply
-        .code(job.created ? 201 : 200)
-        .header('location', `/jobs/${job.id}`)
-        .serializer(jobViewJson);
+      void reply.code(job.created ? 201 : 200).header('location', `/jobs/${job.id}`);
+      if (!job.created && !mayRead(request)) return toDedupeHitView(job);
+      void reply.serializer(jobViewJson);
       return toJobView(job);
     },
   );

@@ -40,7 +40,8 @@ CREATE TABLE nudge_jobs (
   has_dependents boolean DEFAULT false NOT NULL,
   concurrency_key text,
   throttle_key text,
-  debounce_key text
+  debounce_key text,
+  enqueued_by text
 );
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_attempts_check CHECK ((attempts >= 0));
 ALTER TABLE nudge_jobs ADD CONSTRAINT nudge_jobs_concurrency_key_check CHECK ((concurrency_key <> ''::text));

@@ -51,7 +51,7 @@ CREATE TABLE "nudge_jobs" (
   depends_on            TEXT CHECK (depends_on IS NULL OR json_valid(depends_on)),
   on_dependency_failure TEXT CHECK (on_dependency_failure IN ('cancel', 'run')),
   has_dependents        INTEGER NOT NULL DEFAULT 0 CHECK (has_dependents IN (0, 1))
-, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0), throttle_key TEXT, debounce_key TEXT) STRICT;
+, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0), throttle_key TEXT, debounce_key TEXT, enqueued_by TEXT) STRICT;
 
 CREATE INDEX nudge_jobs_claimable ON nudge_jobs (priority, run_at, id) WHERE status = 'PENDING';
 

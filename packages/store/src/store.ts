@@ -1,4 +1,4 @@
-import type { Job, JobStatus } from '@nudge/core';
+import type { Enqueuer, Job, JobStatus } from '@nudge/core';
 import type { DependencyOutcome } from './read-types.js';
 import type { EnqueueInput, EnqueuedJob, SelfClaimInput } from './enqueue-types.js';
 import type { NewJobsHandlers, NewJobsListener, JobLease, ClaimInput, ClaimedJob } from './claim-types.js';
@@ -112,19 +112,24 @@ export interface Store {
 
   /**
    * Inserts one job: `PENDING`, or `SCHEDULED` when `runAt` is after the database's now or
-   * `delayMs` is above 0.
+   * `delayMs` is above 0. `enqueuer`, the API key that enqueues (the HTTP API's), is recorded on
+   * the job (`enqueued_by`); a debounce by a key that is not an admin's replaces only that key's
+   * job. A repeat of a keyed job must ask for the same `dependsOn` as the existing job.
    * @throws NudgeError `PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`, or `INVALID_REQUEST` (a
-   *   `delayMs` out of range or given with `runAt`); nothing is written
+   *   `delayMs` out of range or given with `runAt`); `DEBOUNCE_OWNED_BY_OTHER_KEY` (a debounced
+   *   job of another key waits under the key); `IDEMPOTENCY_KEY_CONFLICT` (the keyed job exists
+   *   with other dependencies); nothing is written
    */
-  enqueue(input: EnqueueInput): Promise<EnqueuedJob>;
+  enqueue(input: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob>;
   /**
    * Inserts many jobs in one transaction, returned in input order; a job whose kind and
    * idempotency key exist (or repeat an earlier job of the batch) comes back as that job.
    * A throttled job whose window is open comes back as the window's job, and a debounced job
    * whose key has a job waiting `SCHEDULED` replaces that job's payload and moves its `run_at`
-   * to now plus `debounce.delayMs`, coming back as it (`created: false` both).
+   * to now plus `debounce.delayMs`, coming back as it (`created: false` both). `enqueuer` and
+   * the errors as for {@link enqueue}: one refused job refuses the batch.
    */
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]>;
+  enqueueMany(inputs: readonly EnqueueInput[], enqueuer?: Enqueuer): Promise<EnqueuedJob[]>;
   /**
    * Inserts one job already claimed by `claim.workerId` (`RUNNING`, attempt 1, version 1, leased)
    * when it is due now and no due `PENDING` job of `claim.kinds` comes at or before it in claim
@@ -135,7 +140,7 @@ export interface Store {
    * debounced one, is enqueued as by {@link enqueue}, never claimed by this call.
    * @returns the job as stored: `status` tells whether it was claimed
    */
-  enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob>;
+  enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput, enqueuer?: Enqueuer): Promise<EnqueuedJob>;
   /** One job, or `undefined` for an unknown id. */
   getJob(id: number): Promise<Job | undefined>;
   /**
@@ -307,6 +312,8 @@ export interface Store {
    * oldest first, in one short transaction (on PostgreSQL rows locked by another pruner are
    * skipped). Reads only the rows it deletes, through the `(status, kind, finished_at)` index.
    * A deleted job is gone: `getJob` returns `undefined`, and its idempotency key is free again.
+   * A throttled job whose window is still open is kept until the window closes (deleting it
+   * would close the window early), and skipped without being counted.
    * @returns the rows deleted; call again while a call returns `limit`
    */
   pruneFinished(input: PruneInput): Promise<number>;

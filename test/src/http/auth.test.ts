@@ -247,6 +247,43 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('counts requests refused for their key: per client address without a valid key, per key without the scope; 429 with Retry-After past the limit', async () => {
+      const t = await createTestApp(dialect, { apiKeys: KEYS, rateLimitPerMinute: 3 });
+      try {
+        const get = (headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+          t.app.inject({ method: 'GET', url: '/queues', headers, remoteAddress });
+        const bad = { authorization: 'Bearer not-a-key-0123456789abcdef' };
+        const codes = [
+          (await get(bad)).statusCode,
+          (await get({})).statusCode,
+          (await get({ authorization: 'Basic abc' })).statusCode,
+        ];
+        assert.deepEqual(codes, [401, 401, 401]);
+        const limited = await get(bad);
+        assert.equal(limited.statusCode, 429, limited.body);
+        assert.equal(jsonBody(limited).code, 'RATE_LIMITED');
+        const retryAfter = Number(limited.headers['retry-after']);
+        assert.ok(
+          retryAfter > 0 && retryAfter <= 60,
+          `Retry-After ${String(limited.headers['retry-after'])}`,
+        );
+        assert.match(String(jsonBody(limited).message), /the address 127\.0\.0\.1 sent more than 3 requests/);
+        assert.equal((await get({})).statusCode, 429, 'a missing key counts as well');
+        assert.equal((await get(bad, '10.0.0.7')).statusCode, 401, 'another address has its own budget');
+        assert.equal(
+          (await get({ authorization: `Bearer ${READER}` })).statusCode,
+          200,
+          'a valid key is not held up',
+        );
+        const forbidden: number[] = [];
+        for (let i = 0; i < 4; i += 1)
+          forbidden.push((await get({ authorization: `Bearer ${ENQUEUER}` })).statusCode);
+        assert.deepEqual(forbidden, [403, 403, 403, 429], 'a key without the scope spends its own budget');
+      } finally {
+        await t.close();
+      }
+    });
+
     it('limits by client address when no key is configured', async () => {
       const t = await createTestApp(dialect, { rateLimitPerMinute: 2 });
       try {

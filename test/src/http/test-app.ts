@@ -6,13 +6,16 @@ import {
   type RetryJobsFilter,
   type Store,
 } from '@nudge/store';
-import { createTestDatabase } from '@nudge/test-databases';
+import type { Enqueuer } from '@nudge/core';
+import { createTestDatabase, type TestDatabase } from '@nudge/test-databases';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type ApiKey, type NudgeHttpApp } from '@nudge/http';
 
 /** An app on a fresh database of one dialect, for the route tests of `@nudge/http`. */
 export interface TestApp {
   readonly app: NudgeHttpApp;
   readonly store: Store;
+  /** The database the store writes to, for reading a column no view shows. */
+  readonly db: TestDatabase;
   /**
    * Every route the app registered (collected with an `onRoute` hook, `HEAD` left out), with
    * `hidden` for those its OpenAPI document leaves out (the documentation UI's own).
@@ -52,8 +55,8 @@ export async function createTestApp(
   const engine = {
     kinds: TEST_KINDS,
     requestClaim: () => void (claims += 1),
-    enqueue: async (input: EnqueueInput) => {
-      const job = await store.enqueue(input);
+    enqueue: async (input: EnqueueInput, enqueuer?: Enqueuer) => {
+      const job = await store.enqueue(input, enqueuer);
       claims += 1;
       enqueues += 1;
       return job;
@@ -83,6 +86,7 @@ export async function createTestApp(
   return {
     app,
     store,
+    db,
     routes,
     claimRequests: () => claims,
     enqueues: () => enqueues,

@@ -79,25 +79,60 @@ export function describeSpec(spec: JobSpec): string {
   return `${spec.kind}@${spec.queue} ${JSON.stringify(spec.options)}${runAt}${deps.length > 0 ? ` deps [${deps.join(', ')}]` : ''}`;
 }
 
-/** The inputs of a batch, its picks resolved against the jobs the model knows. */
+/**
+ * The inputs of a batch, its picks resolved against the jobs the model knows, as the job contract
+ * takes them: each dependency once, and `onDependencyFailure` only with dependencies.
+ */
 export function resolve(model: Model, specs: readonly JobSpec[]): EnqueueInput[] {
   return specs.map((spec, position) => {
     const dependsOn: DependencyRef[] = [];
+    const listed = new Set<string>();
+    const add = (ref: DependencyRef) => {
+      const name = typeof ref === 'number' ? String(ref) : `#${ref.index}`;
+      if (!listed.has(name)) dependsOn.push(ref);
+      listed.add(name);
+    };
     for (const dep of spec.deps) {
       if ('index' in dep) {
-        if (position > 0) dependsOn.push({ index: dep.index % position });
+        if (position > 0) add({ index: dep.index % position });
       } else {
         const id = pickOf(model.ids, dep.pick);
-        if (id !== undefined) dependsOn.push(id);
+        if (id !== undefined) add(id);
       }
     }
+    const { onDependencyFailure, ...options } = spec.options;
     return {
       kind: spec.kind,
       queue: spec.queue,
-      ...spec.options,
+      ...options,
       ...(spec.runAtInMs === undefined ? {} : { runAt: new Date(model.nowMs + spec.runAtInMs) }),
-      ...(dependsOn.length > 0 ? { dependsOn } : {}),
+      ...(dependsOn.length > 0 ? { dependsOn, ...(onDependencyFailure ? { onDependencyFailure } : {}) } : {}),
     };
+  });
+}
+
+/** The ids `input` asks to depend on, `{ index }` resolved against the jobs of its batch. */
+function askedIds(input: EnqueueInput, batch: readonly Job[]): number[] {
+  return (input.dependsOn ?? []).map((ref) => (typeof ref === 'number' ? ref : (batch[ref.index]?.id ?? 0)));
+}
+
+const sameIds = (a: readonly number[], b: readonly number[]): boolean =>
+  a.length === b.length && a.every((id) => b.includes(id));
+
+/**
+ * Whether a keyed job of `inputs` repeats one (stored before, or earlier in the batch) while it
+ * may ask for other dependencies: the store then refuses with `IDEMPOTENCY_KEY_CONFLICT`. A repeat
+ * inside the batch, or one with `{ index }` dependencies, is not resolved here and may conflict.
+ */
+export function mayConflict(inputs: readonly EnqueueInput[], before: ReadonlyMap<number, Job>): boolean {
+  return inputs.some((input, i) => {
+    const { idempotencyKey, kind } = input;
+    if (idempotencyKey === undefined) return false;
+    if (inputs.slice(0, i).some((e) => e.kind === kind && e.idempotencyKey === idempotencyKey)) return true;
+    const existing = [...before.values()].find((j) => j.kind === kind && j.idempotencyKey === idempotencyKey);
+    if (!existing) return false;
+    const asked = input.dependsOn ?? [];
+    return asked.some((ref) => typeof ref !== 'number') || !sameIds(asked as number[], existing.dependsOn);
   });
 }
 
@@ -157,6 +192,11 @@ function checkEnqueued(
       );
     if (job.created && job.kind !== inputs[i]?.kind)
       violation(model, `enqueued #${job.id} has kind ${job.kind}`);
+    if (!job.created && input?.idempotencyKey !== undefined && !sameIds(askedIds(input, jobs), job.dependsOn))
+      violation(
+        model,
+        `enqueue of ${JSON.stringify(input)} answered #${job.id}, which has other dependencies`,
+      );
     if (job.created && job.dependsOn.length > 0) {
       const expected = expectedStart(model, now);
       if (!expected.includes(job.status))
@@ -192,7 +232,9 @@ export const enqueueCommand: fc.Arbitrary<ModelCommand> = fc
         const missing = inputs.some((input) =>
           (input.dependsOn ?? []).some((ref) => typeof ref === 'number' && model.pruned.has(ref)),
         );
-        if (result.error.code !== 'DEPENDENCY_NOT_FOUND' || !missing)
+        const conflict =
+          result.error.code === 'IDEMPOTENCY_KEY_CONFLICT' && mayConflict(inputs, result.before);
+        if ((result.error.code !== 'DEPENDENCY_NOT_FOUND' || !missing) && !conflict)
           violation(model, `enqueue refused valid jobs: ${result.error.code} ${result.error.message}`);
         return;
       }

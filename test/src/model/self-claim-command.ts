@@ -2,7 +2,7 @@
 // by that instance, which it may do only when no due job of its kinds comes first in claim order
 // and the job's queue is neither paused nor limited.
 import fc from 'fast-check';
-import { describeSpec, expectedKeyJob, jobSpecArb, resolve } from './enqueue-command.js';
+import { describeSpec, expectedKeyJob, jobSpecArb, mayConflict, resolve } from './enqueue-command.js';
 import { modelCommand, type ModelCommand } from './model-command.js';
 import { describeJob, MODEL_KINDS, MODEL_LEASE_MS, queueOf } from './model-state.js';
 import { CLOCK_LEAD_MS, storeCall, workerOf } from './model-world.js';
@@ -30,7 +30,9 @@ export const enqueueAndClaimCommand: fc.Arbitrary<ModelCommand> = fc
           const missing = (input.dependsOn ?? []).some(
             (ref) => typeof ref === 'number' && model.pruned.has(ref),
           );
-          if (result.error.code !== 'DEPENDENCY_NOT_FOUND' || !missing)
+          const conflict =
+            result.error.code === 'IDEMPOTENCY_KEY_CONFLICT' && mayConflict([input], result.before);
+          if ((result.error.code !== 'DEPENDENCY_NOT_FOUND' || !missing) && !conflict)
             violation(
               model,
               `enqueueAndClaim refused a valid job: ${result.error.code} ${result.error.message}`,

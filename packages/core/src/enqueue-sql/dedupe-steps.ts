@@ -1,4 +1,6 @@
 import type { DebounceOption, ThrottleOption } from '../dedupe-options.js';
+import type { Enqueuer } from '../enqueuer.js';
+import { NudgeError } from '../nudge-error.js';
 import type { EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
@@ -67,22 +69,53 @@ function insertJob(
     : sqliteInsertJobs([job], returning, onConflict);
 }
 
+/** The waiting debounced job of a kind and key: `SCHEDULED` and never started. */
+const DEBOUNCE_WAITING = "kind = ? AND debounce_key = ? AND status = 'SCHEDULED' AND attempts = 0";
+
 /**
  * Replaces the payload of the job of `kind` that waits `SCHEDULED` under `key` and never started
  * (`attempts = 0`), and moves its `run_at` to the database's now plus `delayMs`. The status stays
  * `SCHEDULED` (no transition). A job that ran and waits for its retry keeps its payload and backoff.
+ * With `ownerKeyId`, only a job that key enqueued is replaced.
  */
 function debounceReplace(
   dialect: SqlDialect,
   job: EnqueueRow,
   debounce: DebounceOption,
   returning: Returning,
+  ownerKeyId: string | undefined,
 ): SqlQuery {
+  const owned = ownerKeyId === undefined ? '' : ' AND enqueued_by = ?';
   const sql =
     `UPDATE nudge_jobs SET payload = ?${dialect === 'postgres' ? '::jsonb' : ''}, run_at = ${clockPlus(dialect, '?')} ` +
-    `WHERE kind = ? AND debounce_key = ? AND status = 'SCHEDULED' AND attempts = 0 RETURNING ${returningList(returning)}`;
+    `WHERE ${DEBOUNCE_WAITING}${owned} RETURNING ${returningList(returning)}`;
   const payload = JSON.stringify(job.payload === undefined ? {} : job.payload);
-  return { sql: numbered(dialect, sql), params: [payload, debounce.delayMs, job.kind, debounce.key] };
+  const params = [payload, debounce.delayMs, job.kind, debounce.key];
+  if (ownerKeyId !== undefined) params.push(ownerKeyId);
+  return { sql: numbered(dialect, sql), params };
+}
+
+/** The waiting debounced job of `kind` and `key` and the key that enqueued it, when one waits. */
+function debounceHolder(dialect: SqlDialect, kind: string, key: string): SqlQuery {
+  const sql = `SELECT id, kind, idempotency_key AS ikey, enqueued_by AS owner FROM nudge_jobs WHERE ${DEBOUNCE_WAITING}`;
+  return { sql: numbered(dialect, sql), params: [kind, key] };
+}
+
+/**
+ * The 409 for an enqueue whose debounce key holds a job another API key enqueued: replacing it
+ * would let one producer overwrite another's payload and move its start.
+ */
+function debounceOwnedError(
+  job: EnqueueRow,
+  debounce: DebounceOption,
+  id: unknown,
+  owner: unknown,
+): NudgeError {
+  const by = typeof owner === 'string' ? `another API key (${owner})` : 'no API key (the service itself)';
+  return new NudgeError(
+    'DEBOUNCE_OWNED_BY_OTHER_KEY',
+    `job ${String(id)} waits under debounce key ${JSON.stringify(debounce.key)} of kind ${job.kind}, enqueued by ${by}: only that key or an admin key may replace it; use a debounce key of your own`,
+  );
 }
 
 /**
@@ -155,20 +188,32 @@ function* debounceSteps<Row extends ReturnedRow>(
   job: EnqueueRow,
   debounce: DebounceOption,
   returning: Returning,
+  enqueuer: Enqueuer | undefined,
 ): Generator<SqlQuery, DedupedJob<Row>, readonly Row[]> {
   const scheduled: EnqueueRow = { ...job, delayMs: debounce.delayMs };
+  const ownerKeyId = enqueuer === undefined || enqueuer.replacesOthers ? undefined : enqueuer.keyId;
   for (let tries = 0; tries < DEDUPE_TRIES; tries += 1) {
-    const [replaced] = yield debounceReplace(dialect, job, debounce, returning);
+    const [replaced] = yield debounceReplace(dialect, job, debounce, returning, ownerKeyId);
     if (replaced !== undefined) return { row: replaced, created: false };
     const [inserted] = yield insertJob(dialect, scheduled, returning, ON_DEBOUNCE_CONFLICT_DO_NOTHING);
     if (inserted !== undefined) return { row: inserted, created: true };
+    if (ownerKeyId !== undefined) {
+      // The insert met a waiting job the replace skipped: another key's, unless it changed in between.
+      const [holder] = (yield debounceHolder(dialect, job.kind, debounce.key)) as unknown as Array<{
+        id: unknown;
+        owner: unknown;
+      }>;
+      if (holder !== undefined && holder.owner !== ownerKeyId)
+        throw debounceOwnedError(job, debounce, holder.id, holder.owner);
+    }
   }
   throw new DedupeContentionError(job.kind, 'debounce', debounce.key);
 }
 
 /**
  * The statements that enqueue one throttled or debounced job (validated, so not both), as a
- * generator resumed with each statement's rows; they must run in one transaction.
+ * generator resumed with each statement's rows; they must run in one transaction. With an
+ * `enqueuer` that is not an admin key, a debounce replaces only a job that key enqueued.
  *
  * - Throttle: open the window of (kind, key) unless one is open (`nudge_throttle_windows`,
  *   `INSERT … ON CONFLICT DO UPDATE … WHERE closes_at <= now`); the producer that opened it
@@ -181,13 +226,17 @@ function* debounceSteps<Row extends ReturnedRow>(
  * concurrent producers wait for each other; on SQLite the transaction's first statement is a
  * write, so it holds the write lock.
  * @throws DedupeContentionError after {@link DEDUPE_TRIES} lost rounds
+ * @throws NudgeError `DEBOUNCE_OWNED_BY_OTHER_KEY` when the debounced job that waits under the key
+ *   was enqueued by another API key than `enqueuer`'s (or by none), and `enqueuer` is not an admin key
  */
 export function* dedupeSteps<Row extends ReturnedRow>(
   dialect: SqlDialect,
   job: EnqueueRow,
   returning: Returning,
+  enqueuer?: Enqueuer,
 ): Generator<SqlQuery, DedupedJob<Row>, readonly Row[]> {
   if (job.throttle !== undefined) return yield* throttleSteps<Row>(dialect, job, job.throttle, returning);
-  if (job.debounce !== undefined) return yield* debounceSteps<Row>(dialect, job, job.debounce, returning);
+  if (job.debounce !== undefined)
+    return yield* debounceSteps<Row>(dialect, job, job.debounce, returning, enqueuer);
   throw new Error(`job of kind ${job.kind} has neither throttle nor debounce`);
 }

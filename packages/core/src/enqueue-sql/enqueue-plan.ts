@@ -1,3 +1,4 @@
+import type { Enqueuer } from '../enqueuer.js';
 import type { JobStatus } from '../job-status.js';
 import { NudgeError } from '../nudge-error.js';
 import {
@@ -9,10 +10,11 @@ import {
   type ReadDependencyRow,
 } from './dependency-sql.js';
 import { dedupeSteps, isDeduped } from './dedupe-steps.js';
+import { keyedRepeatConflict } from './keyed-repeat.js';
 import { DEPENDENT_EXTRA_PARAMS, insertDependentJobs, type DependentRow } from './insert-dependents.js';
 import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
-import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
+import { returnedDependencies, returningList, type ReturnedRow, type Returning } from './returned-row.js';
 import { settleWaiting, type WaitingJob } from './settle-waiting.js';
 import { sqliteInsertJobs, sqliteParamCount } from './sqlite-insert-jobs.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
@@ -33,8 +35,10 @@ const MAX_KEYS_PER_READ = 500;
 
 /**
  * What a `dependsOn` id that names no job does: `'refuse'` throws `DEPENDENCY_NOT_FOUND` (a
- * producer, who can fix the request); `'unmet'` counts it as a dependency that did not succeed
- * (a handler's follow-up, written with its parent's completion, which must not fail for it).
+ * producer, who can fix the request), and a repeat of a keyed job whose `dependsOn` differs from
+ * the existing job's throws `IDEMPOTENCY_KEY_CONFLICT`; `'unmet'` counts it as a dependency that did
+ * not succeed, and answers a repeat with the existing job whatever its dependencies (a handler's
+ * follow-up, written with its parent's completion, which must not fail for it).
  */
 export type MissingDependency = 'refuse' | 'unmet';
 
@@ -181,20 +185,27 @@ function resolveDependencies(
  * {@link settleWaiting}: the dependencies of its `WAITING` jobs are marked and locked, and a job
  * whose dependencies finished meanwhile is started.
  * @param missingDependency - what a dependency id that names no job does ({@link MissingDependency})
+ * @param enqueuer - the API key that enqueues: its id is written to `enqueued_by` of every job
+ *   inserted, and a debounce by a key that is not an admin's replaces only that key's job
  * @throws NudgeError `DEPENDENCY_NOT_FOUND` when a dependency id names no job (with `'refuse'`);
- *   `INVALID_REQUEST` when `{ index }` is not an earlier job of the batch
+ *   `IDEMPOTENCY_KEY_CONFLICT` when a keyed job exists with other dependencies than the repeat
+ *   asks for (with `'refuse'`); `INVALID_REQUEST` when `{ index }` is not an earlier job of the
+ *   batch; `DEBOUNCE_OWNED_BY_OTHER_KEY` (see `dedupeSteps`)
  * @throws EnqueueReadBackError when a conflicting job cannot be read back
  * @throws DedupeContentionError when a throttled or debounced job kept losing to concurrent producers
  * @throws Error when the database returned rows that do not match the jobs (a foreign table)
  */
 export function* enqueuePlan<Row extends ReturnedRow>(
   dialect: SqlDialect,
-  jobs: readonly EnqueueRow[],
+  given: readonly EnqueueRow[],
   returning: Returning,
   missingDependency: MissingDependency = 'refuse',
+  enqueuer?: Enqueuer,
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
+  const jobs = enqueuer === undefined ? given : given.map((job) => ({ ...job, enqueuedBy: enqueuer.keyId }));
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
-  const missing: Array<{ index: number; kind: string; key: string }> = [];
+  // Keyed jobs that inserted nothing, with the dependency ids they asked for (resolved).
+  const missing: Array<{ index: number; kind: string; key: string; asked: readonly number[] }> = [];
   // Dependencies read so far: every id read, and the status of those not SUCCEEDED (null: no such
   // job). A later read would see nothing newer that matters, as settleWaiting reads them again
   // under a lock.
@@ -220,9 +231,14 @@ export function* enqueuePlan<Row extends ReturnedRow>(
       for (const row of yield readBackQuery(dialect, keys, returning))
         existing.set(keyOf(row.kind, row.ikey ?? ''), row);
     }
-    for (const { index, kind, key } of missing) {
+    for (const { index, kind, key, asked } of missing) {
       const row = existing.get(keyOf(kind, key));
       if (row === undefined) throw new EnqueueReadBackError(kind, key);
+      if (missingDependency === 'refuse') {
+        const existingJob = { ...row, idempotencyKey: row.ikey, dependsOn: returnedDependencies(row) };
+        const conflict = keyedRepeatConflict(jobs.length > 1 ? `/jobs/${index}` : '', existingJob, asked);
+        if (conflict) throw conflict;
+      }
       results[index] = { row, created: false };
     }
     missing.length = 0;
@@ -232,16 +248,17 @@ export function* enqueuePlan<Row extends ReturnedRow>(
     const [single] = slice;
     if (single !== undefined && isDeduped(single)) {
       yield* writeEdges();
-      results[start] = yield* dedupeSteps<Row>(dialect, single, returning);
+      results[start] = yield* dedupeSteps<Row>(dialect, single, returning, enqueuer);
       continue;
     }
     const first = slice[0] as EnqueueRow;
     let insert: SqlQuery;
     let dependents: Array<DependentRow & { readonly found: DependencyStatusRow[] }> = [];
+    let resolved: number[][] = [];
     if (hasDependencies(first)) {
       if (missing.length > 0) yield* readBack();
       const ids = results.map((result) => (result === undefined ? undefined : Number(result.row.id)));
-      const resolved = slice.map((job, k) => resolveDependencies(job, start + k, ids));
+      resolved = slice.map((job, k) => resolveDependencies(job, start + k, ids));
       const unread: number[] = [];
       for (const ids of resolved) {
         for (const id of ids) {
@@ -305,7 +322,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
           });
         }
       } else if (key !== undefined) {
-        missing.push({ index, kind: job.kind, key });
+        missing.push({ index, kind: job.kind, key, asked: resolved[index - start] ?? [] });
       } else {
         throw new Error(`INSERT … RETURNING returned no row for job ${index} (kind ${job.kind})`);
       }

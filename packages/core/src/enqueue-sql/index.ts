@@ -12,3 +12,4 @@ export * from './spelt-insert.js';
 export * from './dependency-sql.js';
 export * from './settle-waiting.js';
 export * from './insert-dependents.js';
+export * from './keyed-repeat.js';

@@ -1,8 +1,12 @@
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, DEFAULT_QUEUE } from '../job.js';
 import type { JobInput } from '../job-options.js';
 
-/** A job as the enqueue SQL takes it: the validated input of `@nudge/core`'s job contract. */
-export type EnqueueRow = JobInput<string, unknown>;
+/**
+ * A job as the enqueue SQL takes it: the validated input of `@nudge/core`'s job contract, and the
+ * id of the API key that enqueues it (`enqueuedBy`, set by the plan from its `Enqueuer`; never a
+ * field a producer sends).
+ */
+export type EnqueueRow = JobInput<string, unknown> & { readonly enqueuedBy?: string };
 
 /**
  * One field of a job's input and the column it fills: the one place per option that says how it
@@ -41,7 +45,8 @@ export interface JobColumn {
  * INSERT, so the column takes its default (queue `'default'`, priority 0, max_attempts 5,
  * run_at now, payload `{}`). `runAt` and `delayMs` both fill `run_at`; the contract allows one.
  * `throttle` and `debounce` fill their key's column (`throttle_key`, `debounce_key`); their
- * windows are written by the dedupe statements (`dedupe-steps.ts`).
+ * windows are written by the dedupe statements (`dedupe-steps.ts`). `enqueuedBy` fills
+ * `enqueued_by`, the API key that enqueued the job.
  */
 export const JOB_COLUMNS: readonly JobColumn[] = [
   { field: 'kind', column: 'kind', recordField: 'kind', pgType: 'text', value: (job) => job.kind },
@@ -104,6 +109,13 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     recordField: 'debounce_key',
     pgType: 'text',
     value: (job) => job.debounce?.key,
+  },
+  {
+    field: 'enqueuedBy',
+    column: 'enqueued_by',
+    recordField: 'enqueued_by',
+    pgType: 'text',
+    value: (job) => job.enqueuedBy,
   },
   {
     field: 'runAt',

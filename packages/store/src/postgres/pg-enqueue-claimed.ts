@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
-import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
-import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
+import {
+  JOB_COLUMNS,
+  keyedRepeatConflict,
+  ON_KEY_CONFLICT_DO_NOTHING,
+  paramValue,
+  type EnqueueRow,
+  type JobColumn,
+} from '@nudge/core/enqueue-sql';
+import type { EnqueuedJob, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 import { limitedQueue } from './pg-queue-limits-sql.js';
 
@@ -52,7 +59,7 @@ const statements = new Map<string, { readonly name: string; readonly text: strin
 /** The PostgreSQL enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */
 export async function pgEnqueueClaimed(
   pool: pg.Pool,
-  input: EnqueueInput,
+  input: EnqueueRow,
   claim: SelfClaimInput,
 ): Promise<EnqueuedJob> {
   const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
@@ -83,5 +90,10 @@ export async function pgEnqueueClaimed(
   );
   const found = existing.rows[0];
   // The existing job vanished in between: enqueue it again as any other producer would.
-  return found ? { ...pgRowToJob(found), created: false } : pgEnqueueClaimed(pool, input, claim);
+  if (!found) return pgEnqueueClaimed(pool, input, claim);
+  const job = pgRowToJob(found);
+  // This path takes jobs without dependencies only.
+  const conflict = keyedRepeatConflict('', job, []);
+  if (conflict) throw conflict;
+  return { ...job, created: false };
 }

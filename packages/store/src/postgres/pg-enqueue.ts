@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type pg from 'pg';
-import type { JsonValue } from '@nudge/core';
+import type { Enqueuer, JsonValue } from '@nudge/core';
 import {
   EnqueueReadBackError,
   enqueuePlan,
@@ -33,8 +33,9 @@ type PgReturnedRow = PgJobRow & ReturnedRow;
 async function runPlan(
   client: pg.Pool | pg.ClientBase,
   inputs: readonly EnqueueInput[],
+  enqueuer: Enqueuer | undefined,
 ): Promise<EnqueuedJob[]> {
-  const plan = enqueuePlan<PgReturnedRow>('postgres', inputs, 'rows');
+  const plan = enqueuePlan<PgReturnedRow>('postgres', inputs, 'rows', 'refuse', enqueuer);
   const run = async (query: SqlQuery) =>
     (await client.query<PgReturnedRow>(query.sql, [...query.params])).rows;
   let step = plan.next();
@@ -49,19 +50,24 @@ async function runPlan(
  * `ON CONFLICT` waited for a concurrent insert of the same key to commit or roll back). A job
  * deleted between the two is enqueued again, up to {@link KEY_TRIES} times. A throttled or
  * debounced job runs its statements in a transaction, as {@link pgEnqueueMany}.
+ * @param enqueuer - the API key that enqueues (see `Store.enqueue`)
  * @throws EnqueueReadBackError when the existing job kept vanishing
  */
-export async function pgEnqueueOne(pool: pg.Pool, input: EnqueueInput): Promise<EnqueuedJob> {
+export async function pgEnqueueOne(
+  pool: pg.Pool,
+  input: EnqueueInput,
+  enqueuer?: Enqueuer,
+): Promise<EnqueuedJob> {
   // A job with dependencies, or a throttled or debounced one, takes several statements, which
   // must share one transaction (a window opens with its job, or not at all).
   if ((input.dependsOn !== undefined && input.dependsOn.length > 0) || isDeduped(input)) {
-    const [job] = await pgEnqueueMany(pool, [input]);
+    const [job] = await pgEnqueueMany(pool, [input], enqueuer);
     if (!job) throw new Error('the enqueue plan returned no job');
     return job;
   }
   for (let tries = 1; ; tries += 1) {
     try {
-      const [job] = await runPlan(pool, [input]);
+      const [job] = await runPlan(pool, [input], enqueuer);
       if (!job) throw new Error('the enqueue plan returned no job');
       return job;
     } catch (error) {
@@ -73,13 +79,18 @@ export async function pgEnqueueOne(pool: pg.Pool, input: EnqueueInput): Promise<
 /**
  * Many jobs in one transaction, returned in input order: `@nudge/core`'s enqueue plan (one INSERT
  * per run of up to 1,000 jobs that set the same fields, then a read-back of keys that existed).
+ * @param enqueuer - the API key that enqueues (see `Store.enqueue`)
  * @throws EnqueueReadBackError when a job whose key existed vanished during the batch
  */
-export async function pgEnqueueMany(pool: pg.Pool, inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
+export async function pgEnqueueMany(
+  pool: pg.Pool,
+  inputs: readonly EnqueueInput[],
+  enqueuer?: Enqueuer,
+): Promise<EnqueuedJob[]> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const jobs = await runPlan(client, inputs);
+    const jobs = await runPlan(client, inputs, enqueuer);
     await client.query('COMMIT');
     return jobs;
   } catch (error) {

@@ -8,6 +8,15 @@ import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.
 /** The finished kinds listing ({@link FINISHED_KINDS_SQL}, the same text on both dialects). */
 export const PG_FINISHED_KINDS = FINISHED_KINDS_SQL;
 
+/**
+ * Keeps a throttled job whose window is still open (`closes_at` after now, `$4` the clock): the
+ * window lasts while its job is kept, so deleting the job would end the window early. An
+ * unthrottled job skips the lookup; a throttled one takes one probe of the windows' job index.
+ */
+const WINDOW_CLOSED = `(throttle_key IS NULL OR NOT EXISTS (
+                         SELECT 1 FROM nudge_throttle_windows w
+                          WHERE w.job_id = nudge_jobs.id AND w.closes_at > ${pgNow('$4')}))`;
+
 // $1 status, $2 kind, $3 age in ms, $4 now (NULL: the database clock), $5 limit. Oldest first, a
 // range of the finished index; SKIP LOCKED keeps two pruners from queueing on each other's rows.
 // The ids come as one array (an InitPlan), so the delete always finds its rows by primary key:
@@ -17,6 +26,7 @@ export const PG_PRUNE_FINISHED = `
 DELETE FROM nudge_jobs
  WHERE id = ANY(ARRAY(SELECT id FROM nudge_jobs
                        WHERE status = $1 AND kind = $2 AND finished_at < ${pgNow('$4')} - ${pgMs('$3')}
+                         AND ${WINDOW_CLOSED}
                        ORDER BY finished_at
                        LIMIT $5
                        FOR UPDATE SKIP LOCKED))`;
@@ -32,6 +42,7 @@ export async function pgFinishedKinds(pool: pg.Pool): Promise<FinishedKind[]> {
 const PRUNE_CANDIDATES = `
 SELECT id FROM nudge_jobs
  WHERE status = $1 AND kind = $2 AND finished_at < ${pgNow('$4')} - ${pgMs('$3')}
+   AND ${WINDOW_CLOSED}
    AND id <> ALL($6::bigint[])
  ORDER BY finished_at
  LIMIT $5

@@ -1,6 +1,13 @@
 import type pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { silentLogger, type Job, type JsonValue, type JobStatus, type Logger } from '@nudge/core';
+import {
+  silentLogger,
+  type Enqueuer,
+  type Job,
+  type JsonValue,
+  type JobStatus,
+  type Logger,
+} from '@nudge/core';
 import type {
   BulkCommandResult,
   CancelJobsFilter,
@@ -237,24 +244,29 @@ export class PostgresStore implements Store {
     return row.now;
   }
 
-  async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
+  async enqueue(input: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
     assertStorableInput(input);
-    return pgEnqueueOne(await this.#db.main(), input);
+    return pgEnqueueOne(await this.#db.main(), input, enqueuer);
   }
 
-  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
+  async enqueueMany(inputs: readonly EnqueueInput[], enqueuer?: Enqueuer): Promise<EnqueuedJob[]> {
     if (inputs.length === 0) return [];
     assertStorableInputs(inputs);
-    return pgEnqueueMany(await this.#db.main(), inputs);
+    return pgEnqueueMany(await this.#db.main(), inputs, enqueuer);
   }
 
-  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
+  async enqueueAndClaim(
+    input: EnqueueInput,
+    claim: SelfClaimInput,
+    enqueuer?: Enqueuer,
+  ): Promise<EnqueuedJob> {
     // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
-    if (isDeduped(input)) return this.enqueue(input);
+    if (isDeduped(input)) return this.enqueue(input, enqueuer);
     assertStorableInput(input);
     // A job with dependencies is not due until they finish: it is never claimed by its producer.
-    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
-    return pgEnqueueClaimed(await this.#db.main(), input, claim);
+    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input, enqueuer);
+    const row = enqueuer === undefined ? input : { ...input, enqueuedBy: enqueuer.keyId };
+    return pgEnqueueClaimed(await this.#db.main(), row, claim);
   }
 
   async getJob(id: number): Promise<Job | undefined> {

@@ -1,7 +1,14 @@
 import type Database from 'better-sqlite3';
 import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
-import { JOB_COLUMNS, ON_KEY_CONFLICT_DO_NOTHING, paramValue, type JobColumn } from '@nudge/core/enqueue-sql';
-import type { EnqueuedJob, EnqueueInput, SelfClaimInput } from '../store.js';
+import {
+  JOB_COLUMNS,
+  keyedRepeatConflict,
+  ON_KEY_CONFLICT_DO_NOTHING,
+  paramValue,
+  type EnqueueRow,
+  type JobColumn,
+} from '@nudge/core/enqueue-sql';
+import type { EnqueuedJob, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 import { SQLITE_LIMITED } from './sqlite-queue-limits-sql.js';
@@ -54,12 +61,12 @@ RETURNING *`;
 /** Prepares the SQLite enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */
 export function createSqliteEnqueueClaimed(
   db: Database.Database,
-): (input: EnqueueInput, claim: SelfClaimInput) => EnqueuedJob {
+): (input: EnqueueRow, claim: SelfClaimInput) => EnqueuedJob {
   const statements = new Map<string, Database.Statement<Record<string, unknown>, SqliteJobRow>>();
   const existing = db.prepare<[string, string], SqliteJobRow>(
     'SELECT * FROM nudge_jobs WHERE kind = ? AND idempotency_key = ?',
   );
-  const insert = db.transaction((input: EnqueueInput, claim: SelfClaimInput): EnqueuedJob => {
+  const insert = db.transaction((input: EnqueueRow, claim: SelfClaimInput): EnqueuedJob => {
     const present = OPTIONAL.filter((o) => input[o.field] !== undefined);
     const key = present.map((o) => o.field).join(',');
     let statement = statements.get(key);
@@ -82,7 +89,11 @@ export function createSqliteEnqueueClaimed(
     const found =
       input.idempotencyKey === undefined ? undefined : existing.get(input.kind, input.idempotencyKey);
     if (!found) throw new Error('INSERT … RETURNING returned no row');
-    return { ...sqliteRowToJob(found), created: false };
+    const job = sqliteRowToJob(found);
+    // This path takes jobs without dependencies only.
+    const conflict = keyedRepeatConflict('', job, []);
+    if (conflict) throw conflict;
+    return { ...job, created: false };
   });
   return (input, claim) => insert.immediate(input, claim);
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Enqueuer } from '@nudge/core';
 import { enqueuePlan, type ReturnedRow } from '@nudge/core/enqueue-sql';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
@@ -15,11 +16,12 @@ type SqliteReturnedRow = SqliteJobRow & ReturnedRow;
  * read-back of keys that existed), run by better-sqlite3 in one synchronous `BEGIN IMMEDIATE`
  * transaction, so a batch is atomic and nothing else on this connection interleaves with it.
  * `BEGIN IMMEDIATE` holds the write lock, so no other process can insert the same key between a
- * conflict and its read-back.
+ * conflict and its read-back. The returned function takes the API key that enqueues as
+ * `Store.enqueueMany` does.
  */
 export function createSqliteEnqueue(
   db: Database.Database,
-): (inputs: readonly EnqueueInput[]) => EnqueuedJob[] {
+): (inputs: readonly EnqueueInput[], enqueuer?: Enqueuer) => EnqueuedJob[] {
   const statements = new Map<string, Database.Statement<unknown[], SqliteReturnedRow>>();
   const prepared = (sql: string): Database.Statement<unknown[], SqliteReturnedRow> => {
     let statement = statements.get(sql);
@@ -30,13 +32,13 @@ export function createSqliteEnqueue(
     }
     return statement;
   };
-  const insertAll = db.transaction((inputs: readonly EnqueueInput[]): EnqueuedJob[] => {
-    const plan = enqueuePlan<SqliteReturnedRow>('sqlite', inputs, 'rows');
+  const insertAll = db.transaction((inputs: readonly EnqueueInput[], enqueuer?: Enqueuer): EnqueuedJob[] => {
+    const plan = enqueuePlan<SqliteReturnedRow>('sqlite', inputs, 'rows', 'refuse', enqueuer);
     let step = plan.next();
     while (!step.done) step = plan.next(prepared(step.value.sql).all(...step.value.params));
     return step.value.map(({ row, created }) => ({ ...sqliteRowToJob(row), created }));
   });
-  return (inputs) => (inputs.length === 0 ? [] : insertAll.immediate(inputs));
+  return (inputs, enqueuer) => (inputs.length === 0 ? [] : insertAll.immediate(inputs, enqueuer));
 }
 
 /** A Kysely instance over an open better-sqlite3 database. */

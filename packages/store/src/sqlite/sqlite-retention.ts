@@ -2,12 +2,20 @@ import type Database from 'better-sqlite3';
 import { FINISHED_KINDS_SQL } from '../finished-kinds-sql.js';
 import type { FinishedKind, PruneInput } from '../retention-types.js';
 import { toSqliteTime } from './sqlite-row.js';
-import { sqliteNowMinus } from './sqlite-time.js';
+import { SQLITE_NOW, sqliteNowMinus } from './sqlite-time.js';
 import { isRowWriteError, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
 import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 
 /** The finished kinds listing ({@link FINISHED_KINDS_SQL}, the same text on both dialects). */
 export const SQLITE_FINISHED_KINDS = FINISHED_KINDS_SQL;
+
+/**
+ * Keeps a throttled job whose window is still open (`closes_at` after now): the window lasts
+ * while its job is kept, so deleting the job would end the window early.
+ */
+const WINDOW_CLOSED = `(throttle_key IS NULL OR NOT EXISTS (
+                         SELECT 1 FROM nudge_throttle_windows w
+                          WHERE w.job_id = nudge_jobs.id AND w.closes_at > ${SQLITE_NOW}))`;
 
 // @status, @kind, @olderThanMs, @limit, @now. One statement is its own short write transaction;
 // stored times are fixed-width ISO text, so text order is time order.
@@ -15,6 +23,7 @@ export const SQLITE_PRUNE_FINISHED = `
 DELETE FROM nudge_jobs
  WHERE id IN (SELECT id FROM nudge_jobs
                WHERE status = @status AND kind = @kind AND finished_at < ${sqliteNowMinus('@olderThanMs')}
+                 AND ${WINDOW_CLOSED}
                ORDER BY finished_at
                LIMIT @limit)`;
 
@@ -23,6 +32,7 @@ DELETE FROM nudge_jobs
 const PRUNE_CANDIDATES = `
 SELECT id FROM nudge_jobs
  WHERE status = @status AND kind = @kind AND finished_at < ${sqliteNowMinus('@olderThanMs')}
+   AND ${WINDOW_CLOSED}
    AND id NOT IN (SELECT value FROM json_each(@refused))
  ORDER BY finished_at
  LIMIT @limit`;

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { retrySqliteBusy, silentLogger, type SqliteBusyRetryOptions } from '@nudge/core';
-import type { Job, JobStatus, JsonValue, Logger } from '@nudge/core';
+import type { Enqueuer, Job, JobStatus, JsonValue, Logger } from '@nudge/core';
 import type {
   BulkCommandResult,
   CancelJobsFilter,
@@ -128,7 +128,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #kysely: Kysely<SqliteSchema>;
   #hot: ReturnType<typeof prepareHotPath> | undefined;
-  #enqueue: ((inputs: readonly EnqueueInput[]) => EnqueuedJob[]) | undefined;
+  #enqueue: ((inputs: readonly EnqueueInput[], enqueuer?: Enqueuer) => EnqueuedJob[]) | undefined;
   readonly #busyRetry: SqliteBusyRetryOptions;
   readonly #logger: Logger;
   readonly #isolated: IsolatedWrites;
@@ -213,25 +213,30 @@ export class SqliteStore implements Store {
     return new Date(row.now);
   }
 
-  async enqueue(input: EnqueueInput): Promise<EnqueuedJob> {
-    const [job] = await this.enqueueMany([input]);
+  async enqueue(input: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
+    const [job] = await this.enqueueMany([input], enqueuer);
     if (!job) throw new Error('enqueue returned no job');
     return job;
   }
 
-  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueuedJob[]> {
+  async enqueueMany(inputs: readonly EnqueueInput[], enqueuer?: Enqueuer): Promise<EnqueuedJob[]> {
     assertStorableInputs(inputs);
     const enqueue = (this.#enqueue ??= createSqliteEnqueue(this.#db));
-    return this.#busy(() => enqueue(inputs));
+    return this.#busy(() => enqueue(inputs, enqueuer));
   }
 
-  async enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput): Promise<EnqueuedJob> {
+  async enqueueAndClaim(
+    input: EnqueueInput,
+    claim: SelfClaimInput,
+    enqueuer?: Enqueuer,
+  ): Promise<EnqueuedJob> {
     // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
-    if (isDeduped(input)) return this.enqueue(input);
+    if (isDeduped(input)) return this.enqueue(input, enqueuer);
     assertStorableInput(input);
     // A job with dependencies is not due until they finish: it is never claimed by its producer.
-    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input);
-    return this.#busy(() => this.#hotPath.enqueueClaimed(input, claim));
+    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input, enqueuer);
+    const row = enqueuer === undefined ? input : { ...input, enqueuedBy: enqueuer.keyId };
+    return this.#busy(() => this.#hotPath.enqueueClaimed(row, claim));
   }
 
   async getJob(id: number): Promise<Job | undefined> {

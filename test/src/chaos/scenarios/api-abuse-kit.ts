@@ -138,12 +138,16 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return keys.every((key) => Object.hasOwn(y, key) && sameJson(x[key], y[key]));
 }
 
-/** A job as sent, as the checks compare it: kind, queue, payload and idempotency key. */
+/**
+ * A job as sent, as the checks compare it: kind, queue, payload and idempotency key, and whether
+ * it was throttled or debounced (an answer with an existing job is then no key mix-up).
+ */
 export interface JobFields {
   readonly kind: unknown;
   readonly queue: unknown;
   readonly payload: unknown;
   readonly idempotencyKey: unknown;
+  readonly deduped?: boolean;
 }
 
 /** The jobs a request body carries, with the queue each should land in. */
@@ -157,6 +161,7 @@ export function sentJobs(c: AbuseCase): JobFields[] {
     queue: job.queue ?? (job.kind === 'report' ? 'reports' : 'default'),
     payload: job.payload ?? {},
     idempotencyKey: job.idempotencyKey ?? null,
+    deduped: job.throttle !== undefined || job.debounce !== undefined,
   }));
 }
 

@@ -6,7 +6,17 @@ import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } 
 import type { ChaosSize, Scenario, ScenarioResult } from '../scenario.js';
 import { abuseCases } from './api-abuse-cases.js';
 import {
+  badKeyFlood,
+  DEDUPE_HIT_FIELDS,
+  DOT_SEGMENT_PATHS,
+  dotSegmentCase,
+  getRawPath,
+  scopeCases,
+  SECRET_PAYLOAD,
+} from './api-abuse-scopes.js';
+import {
   ADMIN,
+  bearer,
   BODY_LIMIT_BYTES,
   codeOf,
   differences,
@@ -72,6 +82,8 @@ class Findings {
     if (!c.expect.includes(ok ? 'accepted' : (code as ErrorCode))) {
       this.issue('every case answered as the API documents', `${said}, expected ${c.expect.join(' or ')}`);
     }
+    if (c.auth === bearer(PRODUCER) && json(answer.body).includes(SECRET_PAYLOAD.password))
+      this.issue(READ_NOTHING, `${said}: the answer holds another producer's payload`);
     if (ok && (c.path ?? '/jobs') === '/jobs' && (c.method ?? 'POST') === 'POST')
       this.accept(c, answer, [answer.body]);
     if (ok && c.path === '/jobs/batch') this.accept(c, answer, (answer.body as { jobs: unknown[] }).jobs);
@@ -86,6 +98,14 @@ class Findings {
       const keyId = `${String(job.kind)}\u0000${String(job.idempotencyKey)}`;
       const created = v.created ?? answer.status === 201;
       if (!created) {
+        const fields = Object.keys(v).sort();
+        if (c.auth === bearer(PRODUCER) && !sameJson(fields, DEDUPE_HIT_FIELDS))
+          this.issue(
+            READ_NOTHING,
+            `"${c.name}" job ${i}: an enqueue-only key was shown ${fields.join(', ')}`,
+          );
+        // A throttle window's or a debounce's job: no idempotency key to compare.
+        if (job.deduped === true) return;
         const first = this.existingByKey.get(keyId);
         if (job.idempotencyKey === null || (first !== undefined && first !== v.id))
           this.issue(
@@ -120,8 +140,19 @@ async function sendConcurrently(url: string, cases: readonly AbuseCase[], findin
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-/** Sends the burst at once to the rate-limited server and checks that what passed the limit was refused. */
+/** The check that an enqueue-only key sees nothing of a job it did not create. */
+const READ_NOTHING = "an enqueue-only key reads nothing of another producer's job";
+/** The check that requests without a valid key are rate-limited too. */
+const BAD_KEYS_LIMITED = 'a flood of bad keys past the rate limit answers 429 RATE_LIMITED';
+
+/**
+ * Sends a burst with the admin key and a flood of bad or missing keys at once to the rate-limited
+ * server, and checks that what passed the limit was refused: the key's by its budget, the bad
+ * keys' by their address's.
+ */
 async function burst(url: string, round: number, findings: Findings): Promise<void> {
+  const flood = badKeyFlood(BURST);
+  const floodAnswers = Promise.all(flood.map((c) => send(url, c)));
   const cases = Array.from({ length: BURST }, (_, i) =>
     enqueue('burst past the rate limit', { kind: 'plain', payload: { round, i, text: UNICODE.emoji } }, [
       'accepted',
@@ -130,12 +161,18 @@ async function burst(url: string, round: number, findings: Findings): Promise<vo
   );
   const answers = await Promise.all(cases.map((c) => send(url, c)));
   answers.forEach((answer, i) => findings.record(cases[i]!, answer));
-  const limited = answers.filter((a) => a.status === 429 && codeOf(a.body) === 'RATE_LIMITED').length;
+  const limitedOf = (all: readonly Answer[]) =>
+    all.filter((a) => a.status === 429 && codeOf(a.body) === 'RATE_LIMITED').length;
+  const limited = limitedOf(answers);
   if (limited < BURST - RATE_LIMIT_PER_MINUTE)
     findings.issue(
       'a burst past the rate limit answers 429 RATE_LIMITED',
       `round ${round}: ${limited} of ${BURST} limited`,
     );
+  const refused = await floodAnswers;
+  refused.forEach((answer, i) => findings.record(flood[i]!, answer));
+  if (limitedOf(refused) < BURST - RATE_LIMIT_PER_MINUTE)
+    findings.issue(BAD_KEYS_LIMITED, `round ${round}: ${limitedOf(refused)} of ${BURST} bad keys limited`);
   const probe: AbuseCase = {
     name: 'health probe while limited',
     method: 'GET',
@@ -291,7 +328,7 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
     ]);
     servers.push(open, limited);
     const findings = new Findings();
-    const cases = abuseCases();
+    const cases = [...abuseCases(), ...scopeCases()];
     // The first round one request at a time, counting rows around each refused one.
     let rows = await countJobs(db);
     for (const c of cases) {
@@ -305,6 +342,8 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
         );
       rows = now;
     }
+    for (const path of DOT_SEGMENT_PATHS)
+      findings.record(dotSegmentCase(path), await getRawPath(open.url, path));
     await burst(limited.url, 1, findings);
     for (let round = 2; round <= ROUNDS[size]; round += 1) {
       await Promise.all([sendConcurrently(open.url, cases, findings), burst(limited.url, round, findings)]);
@@ -321,6 +360,8 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
       'no prototype pollution',
       'every case answered as the API documents',
       'a burst past the rate limit answers 429 RATE_LIMITED',
+      READ_NOTHING,
+      BAD_KEYS_LIMITED,
     ];
     for (const [check, texts] of findings.issues)
       console.error(`${dialect}: ${check}:\n  ${texts.slice(0, 20).join('\n  ')}`);
@@ -361,8 +402,11 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
  * Scenario 16: API abuse. Two servers on one database, with API keys, a small body limit and (on
  * the second) a rate limit of 10 a minute, get oversized and malformed bodies, wrong types,
  * unknown kinds, payloads that fail their kind's schema, prototype keys, SQL-looking and unusual
- * Unicode strings, bad keys and a burst past the limit. Every refusal is a 4xx with a code and
- * writes nothing; every accepted job is stored and returned as sent; nothing answers 5xx.
+ * Unicode strings, bad keys, an enqueue-only key meeting the admin's jobs through an idempotency
+ * key, a throttle window and a debounce, queue names `.` and `..`, paths with dot segments, and a
+ * burst and a flood of bad keys past the limit. Every refusal is a 4xx with a code and writes
+ * nothing; every accepted job is stored and returned as sent; the enqueue-only key reads and
+ * changes nothing of the admin's jobs; nothing answers 5xx.
  */
 export const apiAbuse: Scenario = {
   id: 16,
