@@ -23,8 +23,6 @@ CREATE TABLE nudge_job_dependencies (
   PRIMARY KEY (depends_on_id, job_id)
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX nudge_job_dependencies_job ON nudge_job_dependencies (job_id);
-
 CREATE TABLE "nudge_jobs" (
   id                    INTEGER PRIMARY KEY AUTOINCREMENT,
   kind                  TEXT    NOT NULL CHECK (length(kind) > 0),
@@ -68,7 +66,9 @@ CREATE TRIGGER nudge_jobs_dependency_deleted
   FOR EACH ROW
   WHEN (OLD.has_dependents AND OLD.status <> 'SUCCEEDED') OR OLD.status = 'WAITING'
 BEGIN
-  DELETE FROM nudge_job_dependencies WHERE OLD.status = 'WAITING' AND job_id = OLD.id;
+  DELETE FROM nudge_job_dependencies
+   WHERE OLD.status = 'WAITING' AND depends_on_id IN (SELECT value FROM json_each(OLD.depends_on))
+     AND job_id = OLD.id;
   INSERT INTO nudge_dependency_cancels (root_id, job_id, dependency_id)
     WITH RECURSIVE doomed (id, dependency) AS (
       SELECT e.job_id, e.depends_on_id
@@ -84,7 +84,11 @@ BEGIN
     )
     SELECT OLD.id, id, min(dependency) FROM doomed GROUP BY id;
   DELETE FROM nudge_job_dependencies
-   WHERE job_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id);
+   WHERE (depends_on_id, job_id) IN (
+           SELECT x.value, c.job_id
+             FROM nudge_dependency_cancels AS c JOIN nudge_jobs AS j ON j.id = c.job_id,
+                  json_each(j.depends_on) AS x
+            WHERE c.root_id = OLD.id);
   UPDATE nudge_jobs
      SET status = 'CANCELLED', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
          last_error = (SELECT 'dependency ' || c.dependency_id || ' '
@@ -101,15 +105,18 @@ BEGIN
                     OR depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id))
      AND status = 'WAITING'
      AND NOT EXISTS (
-           SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-            WHERE e.job_id = nudge_jobs.id AND d.status <> 'SUCCEEDED'
+           SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
+            WHERE d.status <> 'SUCCEEDED'
               AND (d.status NOT IN ('FAILED', 'CANCELLED') OR nudge_jobs.on_dependency_failure = 'cancel'));
   DELETE FROM nudge_job_dependencies
    WHERE OLD.has_dependents
-     AND job_id IN (SELECT e.job_id FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-                     WHERE (e.depends_on_id = OLD.id
-                            OR e.depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id))
-                       AND j.status <> 'WAITING');
+     AND (depends_on_id, job_id) IN (
+           SELECT x.value, j.id
+             FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id,
+                  json_each(j.depends_on) AS x
+            WHERE (e.depends_on_id = OLD.id
+                   OR e.depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = OLD.id))
+              AND j.status <> 'WAITING');
   DELETE FROM nudge_dependency_cancels WHERE root_id = OLD.id;
 END;
 
@@ -119,7 +126,9 @@ CREATE TRIGGER nudge_jobs_dependency_outcome
   WHEN NEW.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND OLD.status <> NEW.status
        AND (NEW.has_dependents OR OLD.status = 'WAITING')
 BEGIN
-  DELETE FROM nudge_job_dependencies WHERE OLD.status = 'WAITING' AND job_id = NEW.id;
+  DELETE FROM nudge_job_dependencies
+   WHERE OLD.status = 'WAITING' AND depends_on_id IN (SELECT value FROM json_each(NEW.depends_on))
+     AND job_id = NEW.id;
   INSERT INTO nudge_dependency_cancels (root_id, job_id, dependency_id)
     WITH RECURSIVE doomed (id, dependency) AS (
       SELECT e.job_id, e.depends_on_id
@@ -135,7 +144,11 @@ BEGIN
     )
     SELECT NEW.id, id, min(dependency) FROM doomed GROUP BY id;
   DELETE FROM nudge_job_dependencies
-   WHERE job_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = NEW.id);
+   WHERE (depends_on_id, job_id) IN (
+           SELECT x.value, c.job_id
+             FROM nudge_dependency_cancels AS c JOIN nudge_jobs AS j ON j.id = c.job_id,
+                  json_each(j.depends_on) AS x
+            WHERE c.root_id = NEW.id);
   UPDATE nudge_jobs
      SET status = 'CANCELLED', finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
          last_error = (SELECT 'dependency ' || c.dependency_id || ' ended '
@@ -152,15 +165,18 @@ BEGIN
                     OR depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = NEW.id))
      AND status = 'WAITING'
      AND NOT EXISTS (
-           SELECT 1 FROM nudge_job_dependencies AS e JOIN nudge_jobs AS d ON d.id = e.depends_on_id
-            WHERE e.job_id = nudge_jobs.id AND d.status <> 'SUCCEEDED'
+           SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
+            WHERE d.status <> 'SUCCEEDED'
               AND (d.status NOT IN ('FAILED', 'CANCELLED') OR nudge_jobs.on_dependency_failure = 'cancel'));
   DELETE FROM nudge_job_dependencies
    WHERE NEW.has_dependents
-     AND job_id IN (SELECT e.job_id FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id
-                     WHERE (e.depends_on_id = NEW.id
-                            OR e.depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = NEW.id))
-                       AND j.status <> 'WAITING');
+     AND (depends_on_id, job_id) IN (
+           SELECT x.value, j.id
+             FROM nudge_job_dependencies AS e JOIN nudge_jobs AS j ON j.id = e.job_id,
+                  json_each(j.depends_on) AS x
+            WHERE (e.depends_on_id = NEW.id
+                   OR e.depends_on_id IN (SELECT job_id FROM nudge_dependency_cancels WHERE root_id = NEW.id))
+              AND j.status <> 'WAITING');
   DELETE FROM nudge_dependency_cancels WHERE root_id = NEW.id;
 END;
 

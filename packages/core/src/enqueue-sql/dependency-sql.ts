@@ -142,8 +142,10 @@ export function startWaitingJob(
   return [
     {
       sql:
-        `DELETE FROM nudge_job_dependencies WHERE job_id = ? ` +
-        `AND EXISTS (SELECT 1 FROM nudge_jobs WHERE id = ? AND status = 'WAITING') RETURNING job_id`,
+        // The job's edges by the primary key, (depends_on_id, job_id), from its own list.
+        `DELETE FROM nudge_job_dependencies WHERE depends_on_id IN ` +
+        `(SELECT x.value FROM nudge_jobs AS j, json_each(j.depends_on) AS x WHERE j.id = ? AND j.status = 'WAITING') ` +
+        `AND job_id = ? RETURNING job_id`,
       params: [jobId, jobId],
     },
     {

@@ -68,8 +68,9 @@ function badDependency(job: string): string {
 
 const DROP_SETTLED_EDGES = `
 DELETE FROM nudge_job_dependencies
- WHERE job_id IN (SELECT value FROM json_each(@ids))
-   AND job_id IN (SELECT id FROM nudge_jobs WHERE status <> 'WAITING')`;
+ WHERE (depends_on_id, job_id) IN (
+         SELECT x.value, j.id FROM nudge_jobs AS j, json_each(j.depends_on) AS x
+          WHERE j.id IN (SELECT value FROM json_each(@ids)) AND j.status <> 'WAITING')`;
 
 /**
  * A dependency that this same command retries (in this page or a later one), so its dependent

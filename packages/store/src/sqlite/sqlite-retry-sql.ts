@@ -45,8 +45,10 @@ SELECT j.id, d.id
 export const SQLITE_RETRY_MARK_DEPENDENCIES = `
 UPDATE nudge_jobs SET has_dependents = 1
  WHERE has_dependents = 0
-   AND id IN (SELECT depends_on_id FROM nudge_job_dependencies
-               WHERE job_id IN (SELECT value FROM json_each(@ids)))`;
+   AND id IN (SELECT e.depends_on_id
+                FROM nudge_jobs AS j, json_each(j.depends_on) AS x
+                JOIN nudge_job_dependencies AS e ON e.depends_on_id = x.value AND e.job_id = j.id
+               WHERE j.id IN (SELECT value FROM json_each(@ids)))`;
 
 /**
  * The first dependency of job `@id` that blocks its retry: one that ended `FAILED` or `CANCELLED`

@@ -1,0 +1,2 @@
+-- Nothing to do on PostgreSQL: SQLite's migration 0023 drops the job_id index of its edge table.
+-- PostgreSQL keeps no edge table since 0021 (a partial GIN index on the waiting jobs' lists).
