@@ -37,6 +37,13 @@ export {
 export { routeAccess, PUBLIC_ROUTES, type RouteAccess } from './route-scopes.js';
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from './install-rate-limit.js';
 export { DOCS_PREFIX } from './install-docs.js';
-export { NudgeMetrics, type NudgeMetricsOptions, type MetricsEngine } from './nudge-metrics.js';
+export {
+  DEFAULT_METRICS_MAX_KINDS,
+  DEFAULT_METRICS_MAX_QUEUES,
+  NudgeMetrics,
+  type NudgeMetricsOptions,
+  type MetricsEngine,
+} from './nudge-metrics.js';
+export { LabelValues, OTHER_LABEL } from './label-values.js';
 export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';
 export { queueViewSchema, toQueueView, type QueueView } from './queue-routes.js';
