@@ -11,7 +11,6 @@ import {
   nudgeRoutes,
   OTHER_LABEL,
 } from '@nudge/http';
-import type { EngineEvents } from '@nudge/engine';
 import { createStore, type Store } from '@nudge/store';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '@nudge/test-databases';
 import { parsePrometheusText } from '../helpers/index.js';
@@ -29,7 +28,7 @@ class FakeEngine extends EventEmitter {
   /** Emits what the engine emits for one job that ran and succeeded. */
   ran(id: number, queue: string): void {
     const job = { id, version: 1, kind: 'noop', queue, waitMs: 5 };
-    this.emit('job:started', { job } as unknown as EngineEvents['job:started']);
+    this.emit('job:started', { job });
     this.emit('job:ended', { job, execution: 'cpu', durationMs: 3 });
     this.emit('job:succeeded', { id, version: 1, kind: 'noop', queue });
   }
