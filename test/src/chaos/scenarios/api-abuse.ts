@@ -4,6 +4,7 @@ import { spawnServer, type ServerProcess } from '@nudge/harness';
 import type { Dialect } from '@nudge/store';
 import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
 import type { ChaosSize, Scenario, ScenarioResult } from '../scenario.js';
+import { probeBounds } from './api-abuse-bounds.js';
 import { abuseCases } from './api-abuse-cases.js';
 import {
   ADMIN,
@@ -313,6 +314,9 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
     let tableThere = true;
     await countJobs(db).catch(() => (tableThere = false));
     const lost = tableThere ? await verifyStored(db, open.url, findings) : findings.created.size;
+    // After the stored jobs were checked: the probe's own jobs are not cases.
+    const bounds = await probeBounds(open.url, size);
+    for (const text of bounds.issues) findings.issue('every answer keeps to its documented bound', text);
     const checkNames = [
       'every rejection is a 4xx with a code',
       'no 5xx',
@@ -321,6 +325,7 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
       'no prototype pollution',
       'every case answered as the API documents',
       'a burst past the rate limit answers 429 RATE_LIMITED',
+      'every answer keeps to its documented bound',
     ];
     for (const [check, texts] of findings.issues)
       console.error(`${dialect}: ${check}:\n  ${texts.slice(0, 20).join('\n  ')}`);
@@ -349,6 +354,7 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
         '5xx': count(500, 600),
         unanswered: count(0, 1),
         'jobs created': findings.created.size,
+        ...bounds.notes,
       },
     };
   } finally {
@@ -362,7 +368,9 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
  * the second) a rate limit of 10 a minute, get oversized and malformed bodies, wrong types,
  * unknown kinds, payloads that fail their kind's schema, prototype keys, SQL-looking and unusual
  * Unicode strings, bad keys and a burst past the limit. Every refusal is a 4xx with a code and
- * writes nothing; every accepted job is stored and returned as sent; nothing answers 5xx.
+ * writes nothing; every accepted job is stored and returned as sent; nothing answers 5xx. Then
+ * thousands of queue names and a scrape, and big payloads and their list: each answer keeps to
+ * its documented bound.
  */
 export const apiAbuse: Scenario = {
   id: 16,
