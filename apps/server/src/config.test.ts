@@ -66,6 +66,7 @@ describe('loadConfig', () => {
       apiKeys: [],
       allowUnauthenticated: false,
       rateLimitPerMinute: 6000,
+      metricsMaxQueues: 100,
       logLevel: 'info',
     });
   });
@@ -102,6 +103,7 @@ describe('loadConfig', () => {
       NUDGE_API_KEYS: 'admin-key-0123456789abcdef:admin, producer-key-0123456789:enqueue+read',
       NUDGE_ALLOW_UNAUTHENTICATED: 'false',
       NUDGE_RATE_LIMIT_PER_MINUTE: '120',
+      NUDGE_METRICS_MAX_QUEUES: '20',
       LOG_LEVEL: 'debug',
     });
     assert.deepEqual(config, {
@@ -147,6 +149,7 @@ describe('loadConfig', () => {
       ],
       allowUnauthenticated: false,
       rateLimitPerMinute: 120,
+      metricsMaxQueues: 20,
       logLevel: 'debug',
     });
   });

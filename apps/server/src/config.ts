@@ -89,6 +89,11 @@ export interface ServerConfig {
   readonly allowUnauthenticated: boolean;
   /** `NUDGE_RATE_LIMIT_PER_MINUTE`: most requests per minute per key (per address without keys); 0 is no limit. */
   readonly rateLimitPerMinute: number;
+  /**
+   * `NUDGE_METRICS_MAX_QUEUES`: most queues, besides those of `NUDGE_QUEUES` and those paused or
+   * given limits, with `/metrics` series of their own; further queues count as `(other)`.
+   */
+  readonly metricsMaxQueues: number;
   /** `LOG_LEVEL`: the least severe level logged. */
   readonly logLevel: LogLevel;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { NudgeError } from '@nudge/core';
 import { sqlitePath } from '@nudge/store';
 import { parseQueueList, parseRetention, resolveSchedules, type CronSchedule } from '@nudge/engine';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, parseApiKeys } from '@nudge/http';
+import { DEFAULT_METRICS_MAX_QUEUES, DEFAULT_RATE_LIMIT_PER_MINUTE, parseApiKeys } from '@nudge/http';
 
 // The server's settings: one zod schema of environment variables (their forms, defaults and
 // messages), and the name each has in `ServerConfig` and in `startServer`'s options. Both the
@@ -151,6 +151,7 @@ export function envSchema(cwd: string) {
       .transform((value) => value === 'true')
       .describe('true or false'),
     NUDGE_RATE_LIMIT_PER_MINUTE: wholeNumber(0, 100_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE),
+    NUDGE_METRICS_MAX_QUEUES: wholeNumber(0, 10_000, DEFAULT_METRICS_MAX_QUEUES),
     LOG_LEVEL: z
       .enum(LOG_LEVELS)
       .default('info')
@@ -199,6 +200,7 @@ export const SETTING_VARIABLES = {
   apiKeys: 'NUDGE_API_KEYS',
   allowUnauthenticated: 'NUDGE_ALLOW_UNAUTHENTICATED',
   rateLimitPerMinute: 'NUDGE_RATE_LIMIT_PER_MINUTE',
+  metricsMaxQueues: 'NUDGE_METRICS_MAX_QUEUES',
   logLevel: 'LOG_LEVEL',
 } as const satisfies Record<string, keyof ParsedVariables>;
 

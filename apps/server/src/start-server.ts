@@ -153,7 +153,12 @@ export async function startConfiguredServer(
       version: NUDGE_VERSION,
       logger: app.log,
     });
-    metrics = new NudgeMetrics({ store, engine });
+    metrics = new NudgeMetrics({
+      store,
+      engine,
+      queues: config.queues.map((queue) => queue.name),
+      maxQueueLabels: config.metricsMaxQueues,
+    });
     await app.register(nudgeRoutes, {
       store,
       engine,

@@ -15,7 +15,13 @@ export { enqueue, enqueueMany, enqueueSync, enqueueManySync, type EnqueueOptions
 export { SQLITE_BUSY_RETRY_BUDGET_MS, isSqliteBusy } from '@nudge/core';
 export { nudge, DEFAULT_NUDGE_TIMEOUT_MS, type NudgeOptions, type NudgeOutcome } from './nudge.js';
 export { NudgeApiError, NudgeUnreachableError, type BatchProblem } from './nudge-api-error.js';
-export { isTerminalStatus, type JobView, type EnqueuedJobView, type AttemptErrorView } from './job-view.js';
+export {
+  isTerminalStatus,
+  type JobView,
+  type ListedJobView,
+  type EnqueuedJobView,
+  type AttemptErrorView,
+} from './job-view.js';
 export { WaitTimeoutError, MAX_IDS_PER_READ, type WaitOptions } from './job-poller.js';
 export {
   NudgeClient,

@@ -62,6 +62,13 @@ export interface JobView<P = JsonValue> {
   readonly blockedBy?: readonly number[];
 }
 
+/**
+ * A job as `GET /jobs` lists it: its {@link JobView} with `payload` and `result` only when the
+ * list asked for them (`fields` of `list`).
+ */
+export type ListedJobView<P = JsonValue> = Omit<JobView<P>, 'payload' | 'result'> &
+  Partial<Pick<JobView<P>, 'payload' | 'result'>>;
+
 /** A job view from `POST /jobs` or `POST /jobs/batch`, with whether that request created it. */
 export type EnqueuedJobView<P = JsonValue> = JobView<P> & {
   /**

@@ -1,7 +1,7 @@
 import type { JobStatus, JsonValue } from '@nudge/core';
 import type { JobInput } from './job-input.js';
 import { JobPoller, type WaitOptions } from './job-poller.js';
-import type { EnqueuedJobView, JobView } from './job-view.js';
+import type { EnqueuedJobView, JobView, ListedJobView } from './job-view.js';
 import { bulkFilterBody, type CancelAllFilter, type RetryAllFilter } from './bulk-command-filters.js';
 import { nudge, type NudgeOptions, type NudgeOutcome } from './nudge.js';
 import { NudgeApiError, NudgeUnreachableError, type BatchProblem } from './nudge-api-error.js';
@@ -35,14 +35,22 @@ export interface ListJobsQuery {
   readonly queue?: string;
   /** Jobs per page, 1 to 100. @defaultValue 50 (the server's) */
   readonly limit?: number;
-  /** The `nextCursor` of the previous page. */
+  /** The `nextCursor` of the previous page (with the same filters and fields). */
   readonly cursor?: string;
+  /**
+   * The large fields to list with each job; without them a page holds summaries, and
+   * {@link NudgeClient.get} reads one job whole. @defaultValue [] (neither)
+   */
+  readonly fields?: ReadonlyArray<'payload' | 'result'>;
 }
 
 /** One page of `GET /jobs`, newest first. */
 export interface JobPage {
-  readonly jobs: JobView[];
-  /** Pass as `cursor` for the next page; `null` on the last page. */
+  readonly jobs: ListedJobView[];
+  /**
+   * Pass as `cursor` for the next page; `null` on the last page. A page may hold fewer than
+   * `limit` jobs and still have one: the server ends a page before its answer passes 4 MiB.
+   */
   readonly nextCursor: string | null;
 }
 
@@ -84,9 +92,25 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#fetch = options.fetch ?? fetch;
     this.#poller = new JobPoller(
-      async (ids) => (await this.#request<JobPage>('GET', `/jobs?ids=${ids.join(',')}`)).jobs,
+      (ids) => this.#readWhole(ids),
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     );
+  }
+
+  /** The jobs of `ids` with payload and result, following the cursor of an answer cut for size. */
+  async #readWhole(ids: readonly number[]): Promise<JobView[]> {
+    const views: JobView[] = [];
+    let cursor: string | null = null;
+    do {
+      const after: string = cursor === null ? '' : `&cursor=${cursor}`;
+      const page = await this.#request<JobPage>(
+        'GET',
+        `/jobs?ids=${ids.join(',')}&fields=payload,result${after}`,
+      );
+      views.push(...(page.jobs as JobView[]));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return views;
   }
 
   async #send<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
@@ -165,14 +189,18 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
 
   /**
    * Reads one page of jobs, newest first (`GET /jobs`), filtered by `status`, `kind` and
-   * `queue`; pass the page's `nextCursor` as `cursor` for the next one.
+   * `queue`; pass the page's `nextCursor` as `cursor` for the next one. Jobs come without
+   * `payload` and `result` unless `fields` names them.
    *
    * @throws NudgeApiError `INVALID_REQUEST` (400) for a bad filter or limit
    */
   list(query: ListJobsQuery = {}): Promise<JobPage> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
-      if (value !== undefined) params.set(name, String(value));
+      if (value === undefined) continue;
+      if (name !== 'fields') params.set(name, String(value));
+      else if ((value as readonly string[]).length > 0)
+        params.set(name, (value as readonly string[]).join(','));
     }
     const search = params.size > 0 ? `?${params.toString()}` : '';
     return this.#request<JobPage>('GET', `/jobs${search}`);

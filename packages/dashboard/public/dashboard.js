@@ -1,17 +1,26 @@
 // The nudge dashboard: reads the service's JSON API every few seconds and renders it. No build
 // step; the charts are uPlot (loaded as a global by index.html). Every value from the API is
-// written with textContent, never as HTML.
+// written with textContent, never as HTML. Each refresh reads bounded answers only: the totals of
+// /stats, one page of /queues, job summaries; a job's payload and result are read when its row is
+// expanded.
 
 const REFRESH_MS = 2000;
 const STATUSES = ['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const RETRYABLE = ['FAILED', 'CANCELLED'];
 const UNFINISHED = ['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING'];
 const KEY_STORAGE = 'nudge.apiKey';
+/** Queues per page of the queue table (GET /queues answers at most 500). */
+const QUEUE_PAGE = 50;
 
 const $ = (selector) => document.querySelector(selector);
 const expanded = new Set();
+/** Whole jobs of expanded rows, by id: read once with GET /jobs/:id, again when the job changed. */
+const details = new Map();
 const charts = {};
 let filters = {};
+/** Cursors of the queue pages shown so far: the last one is the page on screen. */
+let queueCursors = [null];
+let nextQueueCursor = null;
 
 function element(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -141,7 +150,15 @@ function describeLimits(q) {
   return parts.length === 0 ? 'none' : parts.join(' · ');
 }
 
+/** The queue pager: previous and next page of GET /queues, by its cursors. */
+function renderQueuePager() {
+  $('#queues-prev').disabled = queueCursors.length <= 1;
+  $('#queues-next').disabled = nextQueueCursor === null;
+  $('#queues-page').textContent = `page ${queueCursors.length}`;
+}
+
 function renderQueues(queues) {
+  renderQueuePager();
   $('#queues tbody').replaceChildren(
     ...queues.map((q) =>
       element(
@@ -199,7 +216,33 @@ function progressText(progress) {
   return typeof progress.percent === 'number' ? `${progress.percent} %` : JSON.stringify(progress);
 }
 
-function jobDetails(job) {
+/** What makes a job's details stale: a change of status, attempt, finish or progress. */
+const detailsKey = (job) => `${job.status}|${job.attempts}|${job.finishedAt}|${JSON.stringify(job.progress)}`;
+
+/** Reads the whole job of each expanded row whose summary changed since its last read. */
+async function loadDetails(jobs) {
+  const stale = jobs.filter((job) => expanded.has(job.id) && details.get(job.id)?.key !== detailsKey(job));
+  await Promise.all(
+    stale.map(async (job) => {
+      try {
+        details.set(job.id, { key: detailsKey(job), job: await api(`/jobs/${job.id}`) });
+      } catch (error) {
+        details.set(job.id, { key: detailsKey(job), error });
+      }
+    }),
+  );
+}
+
+function jobDetails(summary) {
+  const read = details.get(summary.id);
+  if (!read || read.error) {
+    return element(
+      'tr',
+      { className: 'details' },
+      element('td', { colSpan: 8, className: 'muted' }, read ? read.error.message : 'loading…'),
+    );
+  }
+  const job = read.job;
   const history = (job.errors ?? []).map((e) =>
     element('pre', {}, `attempt ${e.attempt} at ${e.at}${e.instance ? ` on ${e.instance}` : ''}: ${e.error}`),
   );
@@ -242,9 +285,13 @@ function renderJobs(jobs) {
         element('button', { className: 'cancel', onclick: () => act(`/jobs/${job.id}/cancel`) }, 'Cancel'),
       );
     }
-    const toggle = () => {
-      if (expanded.has(job.id)) expanded.delete(job.id);
-      else expanded.add(job.id);
+    const toggle = async () => {
+      if (expanded.has(job.id)) {
+        expanded.delete(job.id);
+        details.delete(job.id);
+      } else expanded.add(job.id);
+      renderJobs(jobs);
+      await loadDetails(jobs);
       renderJobs(jobs);
     };
     rows.push(
@@ -254,7 +301,7 @@ function renderJobs(jobs) {
         element(
           'td',
           {},
-          element('a', { href: '#', onclick: (e) => (e.preventDefault(), toggle()) }, job.id),
+          element('a', { href: '#', onclick: (e) => (e.preventDefault(), void toggle()) }, job.id),
         ),
         element('td', {}, job.kind),
         element('td', {}, job.queue),
@@ -323,17 +370,23 @@ async function refresh() {
   try {
     const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
     query.set('limit', '50');
+    const queuePage = new URLSearchParams({ limit: String(QUEUE_PAGE) });
+    const cursor = queueCursors.at(-1);
+    if (cursor !== null) queuePage.set('cursor', cursor);
+    // The totals only: the per-kind and per-queue pages of /stats are not shown here.
     const [stats, queues, instances, activity, jobs] = await Promise.all([
-      optional('/stats'),
-      api('/queues'),
+      optional('/stats?limit=0'),
+      api(`/queues?${queuePage}`),
       optional('/instances'),
       api('/activity?windowMs=3600000&bucketMs=60000'),
       api(`/jobs?${query}`),
     ]);
     renderCounts(statusCounts(stats, queues.queues));
     renderActivity(activity);
+    nextQueueCursor = queues.nextCursor ?? null;
     renderQueues(queues.queues);
     renderInstances(instances?.instances ?? (Array.isArray(instances) ? instances : undefined));
+    await loadDetails(jobs.jobs);
     renderJobs(jobs.jobs);
     showError(undefined);
     $('#updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
@@ -354,6 +407,15 @@ $('#filters').addEventListener('submit', (event) => {
   event.preventDefault();
   filters = Object.fromEntries(new FormData(event.target));
   renderBulkActions();
+  void refresh();
+});
+$('#queues-next').addEventListener('click', () => {
+  if (nextQueueCursor === null) return;
+  queueCursors = [...queueCursors, nextQueueCursor];
+  void refresh();
+});
+$('#queues-prev').addEventListener('click', () => {
+  if (queueCursors.length > 1) queueCursors = queueCursors.slice(0, -1);
   void refresh();
 });
 $('#retry-all').addEventListener('click', () => void bulk('retry'));

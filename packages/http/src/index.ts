@@ -15,7 +15,19 @@ export { errorBodySchema, errorBody, type ErrorBody } from './error-body.js';
 export { isIsoDateTime } from './date-time-format.js';
 export { MAX_BATCH_JOBS, createJobBatchBodySchema } from './job-batch-route.js';
 export { batchProblemSchema, type BatchProblem } from './error-body.js';
-export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, listJobsQuerySchema } from './job-list-route.js';
+export {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  listJobsQuerySchema,
+  listedJobSchema,
+} from './job-list-route.js';
+export { MAX_LIST_RESPONSE_BYTES } from './capped-job-page.js';
+export {
+  OPTIONAL_JOB_FIELDS,
+  parseJobListFields,
+  type JobListFields,
+  type OptionalJobField,
+} from './job-list-fields.js';
 export { instanceViewSchema, toInstanceView, type InstanceView } from './instance-view.js';
 export {
   operatorRoutes,
@@ -38,6 +50,14 @@ export {
 export { routeAccess, PUBLIC_ROUTES, type RouteAccess } from './route-scopes.js';
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from './install-rate-limit.js';
 export { DOCS_PREFIX } from './install-docs.js';
-export { NudgeMetrics, type NudgeMetricsOptions, type MetricsEngine } from './nudge-metrics.js';
+export {
+  DEFAULT_METRICS_MAX_KINDS,
+  DEFAULT_METRICS_MAX_QUEUES,
+  NudgeMetrics,
+  type NudgeMetricsOptions,
+  type MetricsEngine,
+} from './nudge-metrics.js';
+export { LabelValues, OTHER_LABEL } from './label-values.js';
 export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';
 export { queueViewSchema, toQueueView, type QueueView } from './queue-routes.js';
+export { DEFAULT_NAME_PAGE_LIMIT, MAX_NAME_PAGE_LIMIT } from './name-page-query.js';

@@ -1,20 +1,33 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { EXECUTION_CLASSES, JOB_STATUSES } from '@nudge/core';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { JOB_STATUSES } from '@nudge/core';
 import type { Engine, EngineEvents } from '@nudge/engine';
 import { ISOLATED_WRITE_OPERATIONS, type EnqueuedJob, type Store } from '@nudge/store';
-import { JobStatusCounts } from './job-status-counts.js';
-import { KindQueueSeries } from './kind-queue-series.js';
+import { DEFAULT_STATUS_COUNT_MAX_AGE_MS, JobStatusCounts } from './job-status-counts.js';
+import { registerEngineMetrics } from './engine-metrics.js';
+import { KindQueueSeries, type KindQueueLabels } from './kind-queue-series.js';
+import { LabelValues } from './label-values.js';
+import { RecordedQueuePins } from './recorded-queue-pins.js';
 
-/** What the metrics read from an engine: its events, its slots and its claim-request counts. */
-export type MetricsEngine = Pick<Engine, 'on' | 'off' | 'slots' | 'claimRequests'>;
+/**
+ * What the metrics read from an engine: its events, its slots and its claim-request counts, and
+ * its kinds when it has them (each keeps series of its own).
+ */
+export type MetricsEngine = Pick<Engine, 'on' | 'off' | 'slots' | 'claimRequests'> &
+  Partial<Pick<Engine, 'kinds'>>;
+
+/** Default most queues, besides the configured and recorded ones, with series of their own. */
+export const DEFAULT_METRICS_MAX_QUEUES = 100;
+/** Default most kinds, besides the engine's, with series of their own. */
+export const DEFAULT_METRICS_MAX_KINDS = 100;
 
 /** Options of {@link NudgeMetrics}. */
 export interface NudgeMetricsOptions {
   /**
-   * Where `nudge_jobs{status}` is counted, and whose isolated writes `nudge_isolated_writes_total`
-   * counts (when it has `onIsolatedWrite`).
+   * Where `nudge_jobs{status}` is counted, whose isolated writes `nudge_isolated_writes_total`
+   * counts (when it has `onIsolatedWrite`), and whose queue records keep series of their own
+   * (when it has `listQueues`).
    */
-  readonly store: Pick<Store, 'countByStatus'> & Partial<Pick<Store, 'onIsolatedWrite'>>;
+  readonly store: Pick<Store, 'countByStatus'> & Partial<Pick<Store, 'onIsolatedWrite' | 'listQueues'>>;
   /** The engine whose events are counted; without one, only the HTTP and store metrics exist. */
   readonly engine?: MetricsEngine;
   /**
@@ -24,14 +37,26 @@ export interface NudgeMetricsOptions {
   readonly statusCountMaxAgeMs?: number;
   /** Add Node's process metrics (`process_*`, `nodejs_*`). @defaultValue true */
   readonly processMetrics?: boolean;
+  /**
+   * Queues that always have series of their own: those the instance is configured to serve
+   * (`*` means none in particular). Queues recorded in `nudge_queues` (paused, resumed or given
+   * limits) have them too, read with the status counts (up to 1,000).
+   * @defaultValue []
+   */
+  readonly queues?: readonly string[];
+  /**
+   * Most other queues with series of their own, the first counted; jobs of any further queue are
+   * counted under `queue="(other)"`. Bounds the series of every `kind`/`queue` metric.
+   * @defaultValue {@link DEFAULT_METRICS_MAX_QUEUES} (100)
+   */
+  readonly maxQueueLabels?: number;
+  /**
+   * Most kinds, besides the engine's own, with series of their own; further kinds are counted
+   * under `kind="(other)"`.
+   * @defaultValue {@link DEFAULT_METRICS_MAX_KINDS} (100)
+   */
+  readonly maxKindLabels?: number;
 }
-
-/** Buckets of `nudge_claim_query_duration_seconds`: 0.5 ms to 2.5 s. */
-const CLAIM_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-/** Buckets of `nudge_job_duration_seconds`: 1 ms to 10 min. */
-const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600];
-/** Buckets of `nudge_job_wait_seconds`: 1 ms to 1 h. */
-const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 900, 3600];
 
 const KIND_QUEUE = ['kind', 'queue'] as const;
 
@@ -41,6 +66,11 @@ const KIND_QUEUE = ['kind', 'queue'] as const;
  * engine's events (an increment or an observation per event, on a series looked up once), gauges
  * of slots and claim requests read at scrape time, jobs by status counted through a reused query,
  * and Node's process metrics. `docs/metrics.md` lists every metric.
+ *
+ * Series by `kind` and `queue` are bounded: the configured and recorded queues and the engine's
+ * kinds have their own, then the first `maxQueueLabels` queues and `maxKindLabels` kinds counted;
+ * every further name is counted as `(other)`, so no number of queue names grows a scrape past
+ * `(kinds + 1) × (queues + 1)` series per metric.
  *
  * @example
  * ```ts
@@ -57,11 +87,23 @@ export class NudgeMetrics {
   /** One series per store method, looked up once. */
   readonly #storeCallSeries = new Map<string, Counter.Internal>();
   readonly #detach: Array<() => void> = [];
+  readonly #recordedQueues: RecordedQueuePins | undefined;
 
+  /**
+   * @throws RangeError when `statusCountMaxAgeMs` is negative, or `maxQueueLabels` or
+   *   `maxKindLabels` not a whole number of at least 0
+   */
   constructor(options: NudgeMetricsOptions) {
     const registers = [this.registry];
+    const labels: KindQueueLabels = {
+      kinds: new LabelValues(options.maxKindLabels ?? DEFAULT_METRICS_MAX_KINDS, options.engine?.kinds),
+      queues: new LabelValues(
+        options.maxQueueLabels ?? DEFAULT_METRICS_MAX_QUEUES,
+        (options.queues ?? []).filter((name) => name !== '*'),
+      ),
+    };
     const counter = (name: string, help: string) =>
-      new KindQueueSeries(new Counter({ name, help, labelNames: KIND_QUEUE, registers }));
+      new KindQueueSeries(new Counter({ name, help, labelNames: KIND_QUEUE, registers }), labels);
     this.#enqueued = counter('nudge_jobs_enqueued_total', "Jobs created through this instance's HTTP API.");
     this.#nudges = new Counter({
       name: 'nudge_nudges_received_total',
@@ -86,6 +128,14 @@ export class NudgeMetrics {
     );
     if (stopIsolated) this.#detach.push(stopIsolated);
     const statusCounts = new JobStatusCounts(options.store, options.statusCountMaxAgeMs);
+    const { listQueues } = options.store;
+    this.#recordedQueues =
+      listQueues &&
+      new RecordedQueuePins(
+        { listQueues: listQueues.bind(options.store) },
+        labels.queues,
+        options.statusCountMaxAgeMs ?? DEFAULT_STATUS_COUNT_MAX_AGE_MS,
+      );
     new Gauge({
       name: 'nudge_jobs',
       help: 'Jobs by status, from one GROUP BY query reused for up to statusCountMaxAgeMs (15 s).',
@@ -97,7 +147,16 @@ export class NudgeMetrics {
       },
     });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
-    if (options.engine) this.#watch(options.engine, counter);
+    const { engine } = options;
+    if (engine) {
+      registerEngineMetrics({
+        registry: this.registry,
+        engine,
+        labels,
+        counter,
+        on: (name, listener) => this.#on(engine, name, listener),
+      });
+    }
   }
 
   /** Counts the jobs an enqueue route created (a job whose idempotency key existed is not counted). */
@@ -123,8 +182,9 @@ export class NudgeMetrics {
     this.#nudges.inc();
   }
 
-  /** The metrics in Prometheus' text format. */
-  scrape(): Promise<string> {
+  /** The metrics in Prometheus' text format, after pinning the queues recorded since the last read. */
+  async scrape(): Promise<string> {
+    await this.#recordedQueues?.refresh();
     return this.registry.metrics();
   }
 
@@ -142,143 +202,5 @@ export class NudgeMetrics {
     const off = engine.off as (name: K, listener: (value: EngineEvents[K]) => void) => unknown;
     on.call(engine, name, listener);
     this.#detach.push(() => off.call(engine, name, listener));
-  }
-
-  #watch(
-    engine: MetricsEngine,
-    counter: (name: string, help: string) => KindQueueSeries<Counter<'kind' | 'queue'>>,
-  ): void {
-    const registers = [this.registry];
-    const claimed = counter('nudge_jobs_claimed_total', 'Attempts this instance started (claimed jobs).');
-    const succeeded = counter('nudge_jobs_succeeded_total', 'Successes this instance recorded.');
-    const failed = counter('nudge_jobs_failed_total', 'Jobs this instance failed for good (status FAILED).');
-    const retried = counter(
-      'nudge_jobs_retried_total',
-      'Failed attempts this instance recorded that will be retried (SCHEDULED or PENDING again).',
-    );
-    const released = counter(
-      'nudge_jobs_released_total',
-      "Running jobs given back to PENDING without charging the attempt (shutdown, a neighbour's thread terminated).",
-    );
-    const cancelled = counter('nudge_jobs_cancelled_total', 'Jobs cancelled through this instance.');
-    const retriedByCommand = counter(
-      'nudge_jobs_retry_commands_total',
-      'FAILED or CANCELLED jobs retried through this instance (POST /jobs/:id/retry): PENDING again, or WAITING while a dependency has not succeeded.',
-    );
-    // Rare (a crash or a stall), so plain labels rather than a KindQueueSeries.
-    const recovered = new Counter({
-      name: 'nudge_jobs_recovered_total',
-      help: "Jobs whose lease expired that this instance's sweeps recovered, by kind, queue and outcome (requeued or failed).",
-      labelNames: [...KIND_QUEUE, 'outcome'],
-      registers,
-    });
-    const sweeps = new Counter({ name: 'nudge_sweeps_total', help: 'Lease-expiry sweeps run.', registers });
-    const pruned = new Counter({
-      name: 'nudge_jobs_pruned_total',
-      help: "Finished jobs this instance's retention runs deleted, by status.",
-      labelNames: ['status'],
-      registers,
-    });
-    const threads = new Counter({
-      name: 'nudge_threads_lost_total',
-      help: 'Worker threads that ended, idle or under running jobs, by class and cause (crashed, or terminated by the engine).',
-      labelNames: ['execution', 'cause'],
-      registers,
-    });
-    const claimSeconds = new Histogram({
-      name: 'nudge_claim_query_duration_seconds',
-      help: 'Round trip of claim queries, in seconds.',
-      buckets: CLAIM_BUCKETS,
-      registers,
-    });
-    const durationSeconds = new KindQueueSeries(
-      new Histogram({
-        name: 'nudge_job_duration_seconds',
-        help: 'Time from handing an attempt to its thread to its end, in seconds.',
-        labelNames: KIND_QUEUE,
-        buckets: HANDLER_BUCKETS,
-        registers,
-      }),
-    );
-    const waitSeconds = new KindQueueSeries(
-      new Histogram({
-        name: 'nudge_job_wait_seconds',
-        help: 'Time from a job becoming due (its enqueue, unless delayed or retried) to its claim, by the database clock, in seconds.',
-        labelNames: KIND_QUEUE,
-        buckets: WAIT_BUCKETS,
-        registers,
-      }),
-    );
-    const slotGauge = (name: string, help: string, read: (total: number, free: number) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['execution'],
-        registers,
-        collect() {
-          const slots = engine.slots;
-          for (const execution of EXECUTION_CLASSES) {
-            const counts = slots[execution];
-            if (counts) this.set({ execution }, read(counts.total, counts.free));
-          }
-        },
-      });
-    slotGauge('nudge_slots_busy', 'Slots running (or held for) a job, per execution class.', (t, f) => t - f);
-    slotGauge('nudge_slots_free', 'Slots free to take a job, per execution class.', (_t, f) => f);
-    let seen = engine.claimRequests;
-    const requests = new Counter({
-      name: 'nudge_claim_requests_total',
-      help: 'Claim requests (poll timer, nudges, enqueues, freed slots, notifications) that reached the claim trigger.',
-      registers,
-    });
-    const coalesced = new Counter({
-      name: 'nudge_claim_requests_coalesced_total',
-      help: 'Claim requests folded into a pass already owed instead of running one of their own.',
-      registers,
-      collect() {
-        const now = engine.claimRequests;
-        requests.inc(now.requested - seen.requested);
-        this.inc(now.coalesced - seen.coalesced);
-        seen = now;
-      },
-    });
-    requests.inc(seen.requested);
-    coalesced.inc(seen.coalesced);
-
-    this.#on(engine, 'job:started', ({ job }) => {
-      claimed.of(job.kind, job.queue).inc();
-      if (job.waitMs !== undefined) waitSeconds.of(job.kind, job.queue).observe(job.waitMs / 1000);
-    });
-    this.#on(engine, 'job:ended', ({ job, durationMs }) =>
-      durationSeconds.of(job.kind, job.queue).observe(durationMs / 1000),
-    );
-    this.#on(engine, 'job:succeeded', ({ kind, queue }) => succeeded.of(kind, queue).inc());
-    this.#on(engine, 'job:failed', ({ kind, queue, status }) =>
-      (status === 'FAILED' ? failed : retried).of(kind, queue).inc(),
-    );
-    this.#on(engine, 'job:released', ({ kind, queue }) => released.of(kind, queue).inc());
-    this.#on(engine, 'command:done', ({ command, kind, queue }) =>
-      (command === 'cancel' ? cancelled : retriedByCommand).of(kind, queue).inc(),
-    );
-    this.#on(engine, 'bulk-command:done', ({ command, groups }) => {
-      const counter = command === 'cancel' ? cancelled : retriedByCommand;
-      for (const { kind, queue, changed } of groups) counter.of(kind, queue).inc(changed);
-    });
-    this.#on(engine, 'sweep:done', ({ recovered: jobs }) => {
-      sweeps.inc();
-      for (const { kind, queue, failed: lost } of jobs) {
-        recovered.inc({ kind, queue, outcome: lost ? 'failed' : 'requeued' });
-      }
-    });
-    this.#on(engine, 'prune:done', ({ byStatus }) => {
-      for (const [status, deleted] of Object.entries(byStatus))
-        if (deleted > 0) pruned.inc({ status }, deleted);
-    });
-    this.#on(engine, 'thread:lost', ({ execution, terminated }) =>
-      threads.inc({ execution, cause: terminated ? 'terminated' : 'crashed' }),
-    );
-    const observeClaim = ({ durationMs }: { durationMs: number }) => claimSeconds.observe(durationMs / 1000);
-    this.#on(engine, 'claim:claimed', observeClaim);
-    this.#on(engine, 'claim:empty', observeClaim);
   }
 }

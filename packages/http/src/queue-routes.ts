@@ -11,6 +11,7 @@ import type { QueueState, Store } from '@nudge/store';
 import { QUEUE_NAME_EXPECTED } from './create-job-body.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 import { errorBodySchema } from './error-body.js';
+import { namePageLimit, namePageLimitSchema } from './name-page-query.js';
 
 /** A queue as the API shows it. */
 export const queueViewSchema = Type.Object(
@@ -59,6 +60,28 @@ const paramsSchema = Type.Object({
 });
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
+
+/** Query of `GET /queues`: a page of queues by name. */
+export const listQueuesQuerySchema = Type.Object(
+  {
+    limit: namePageLimitSchema(1, 'Queues per page.'),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: QUEUE_NAME_PATTERN,
+        [EXPECTED_KEYWORD]: 'the nextCursor of the previous page',
+        description: 'The nextCursor of the previous page: the queues after it are listed.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const queuePageSchema = Type.Object({
+  queues: Type.Array(queueViewSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `cursor` for the next page; null when no queue follows.',
+  }),
+});
 
 const concurrencySchema = (field: 'concurrency' | 'keyConcurrency', description: string) =>
   Type.Optional(
@@ -116,7 +139,8 @@ export const queueLimitsPatchSchema = Type.Object(
 /**
  * Named queues.
  *
- * - `GET /queues`: every queue with unfinished jobs or a pause record, with its counts.
+ * - `GET /queues`: the queues with unfinished jobs or a record (a pause, limits), with their
+ *   counts, by name, a page at a time: `limit` (default 100, at most 500) after `cursor`.
  * - `POST /queues/:name/pause` and `POST /queues/:name/resume`: stored in the database, so every
  *   instance obeys from its next claim (within one poll interval); a running job of the queue
  *   finishes. A queue may be paused before it has any job. Both are idempotent and answer `200`
@@ -132,8 +156,18 @@ export const queueRoutes: FastifyPluginAsyncTypebox<{ store: Store; requestClaim
 ) => {
   app.get(
     '/queues',
-    { schema: { response: { 200: Type.Object({ queues: Type.Array(queueViewSchema) }), ...errors } } },
-    async () => ({ queues: (await store.listQueues()).map(toQueueView) }),
+    { schema: { querystring: listQueuesQuerySchema, response: { 200: queuePageSchema, ...errors } } },
+    async (request) => {
+      const limit = namePageLimit(request.query.limit);
+      const queues = await store.listQueues({
+        limit,
+        ...(request.query.cursor && { after: request.query.cursor }),
+      });
+      return {
+        queues: queues.map(toQueueView),
+        nextCursor: queues.length === limit ? (queues.at(-1)?.name ?? null) : null,
+      };
+    },
   );
   const schema = { params: paramsSchema, response: { 200: queueViewSchema, ...errors } };
   app.post('/queues/:name/pause', { schema }, async (request) =>

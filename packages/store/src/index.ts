@@ -7,3 +7,4 @@ export type { PgConnectionMode } from './postgres/pg-connections.js';
 export { assertStorableInput } from './storable-input.js';
 export { MAX_DELAY_MS } from '@nudge/core';
 export { countStoreCalls } from './counted-store.js';
+export { compareCodePoints } from './stats-from-rows.js';

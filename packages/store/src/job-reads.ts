@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { JobStatus, JsonValue } from '@nudge/core';
 import { toStatusCounts } from './count-by-status.js';
 import { assertStorableFilter } from './storable-input.js';
@@ -20,13 +20,61 @@ export async function selectJobRow<Row, DB>(db: Kysely<DB>, id: number): Promise
 }
 
 /**
+ * Every column of `nudge_jobs`, in both dialects: the select list of a read that leaves
+ * `payload` or `result` out. `pg-row.ts` and `sqlite-row.ts` check at compile time that their row
+ * types have exactly these keys, so a new column cannot be forgotten here.
+ */
+export const JOB_COLUMNS = [
+  'id',
+  'kind',
+  'queue',
+  'payload',
+  'status',
+  'priority',
+  'run_at',
+  'attempts',
+  'max_attempts',
+  'version',
+  'claimed_by',
+  'lease_expires_at',
+  'last_error',
+  'idempotency_key',
+  'concurrency_key',
+  'throttle_key',
+  'debounce_key',
+  'result',
+  'progress',
+  'errors',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'depends_on',
+  'on_dependency_failure',
+  'has_dependents',
+] as const;
+
+/** The columns of `nudge_jobs`, by name. */
+export type JobColumn = (typeof JOB_COLUMNS)[number];
+
+/**
  * The rows {@link ListJobsQuery} selects, newest first: by ids, or by status, kind, queue and an
  * id to page before; `Row` is the dialect's row type.
  * @throws NudgeError `INVALID_REQUEST` when a filter could never match a stored job
  */
 export async function selectJobRows<Row, DB>(db: Kysely<DB>, query: ListJobsQuery): Promise<Row[]> {
   assertStorableFilter(query);
-  let select = readable(db).selectFrom('nudge_jobs').selectAll().orderBy('id', 'desc').limit(query.limit);
+  const { payload = true, result = true } = query.columns ?? {};
+  const from = readable(db).selectFrom('nudge_jobs');
+  // A column left out is read as NULL, so the row mappers see the same keys either way.
+  const all = from.selectAll();
+  const some = from.select([
+    ...(JOB_COLUMNS.filter((c) => (c !== 'payload' || payload) && (c !== 'result' || result)) as ['id']),
+    ...(payload ? [] : [sql<null>`NULL`.as('payload')]),
+    ...(result ? [] : [sql<null>`NULL`.as('result')]),
+  ]);
+  let select = (payload && result ? all : (some as unknown as typeof all))
+    .orderBy('id', 'desc')
+    .limit(query.limit);
   if (query.ids) {
     if (query.ids.length === 0) return [];
     select = select.where('id', 'in', [...query.ids]);

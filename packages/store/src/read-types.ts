@@ -13,6 +13,32 @@ export interface ListJobsQuery {
   readonly beforeId?: number;
   /** Most jobs returned. */
   readonly limit: number;
+  /**
+   * Whether to read each job's `payload` and `result`; a job read without one has it `null`.
+   * Leaving them out keeps a page of large jobs small to read and to hold.
+   * @defaultValue `{ payload: true, result: true }`
+   */
+  readonly columns?: { readonly payload: boolean; readonly result: boolean };
+}
+
+/**
+ * A page of names sorted by name (the database's order for text): those after `after` (from the
+ * first when absent), at most `limit`.
+ */
+export interface NamePage {
+  /** Only names after this one: the last name of the previous page. */
+  readonly after?: string;
+  /** Most names returned; 0 returns none. */
+  readonly limit: number;
+}
+
+/** What {@link Store.listQueues} lists: a page of queues, or only those with a record. */
+export interface ListQueuesQuery extends Partial<NamePage> {
+  /**
+   * Only queues with a record in `nudge_queues` (paused, resumed or given limits at least once),
+   * whatever their jobs. @defaultValue false
+   */
+  readonly recordedOnly?: boolean;
 }
 
 /** A dependency as {@link Store.dependencyOutcomes} reads it: its status, and its result once `SUCCEEDED`. */

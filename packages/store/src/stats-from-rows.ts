@@ -2,12 +2,54 @@ import { JOB_STATUSES } from '@nudge/core';
 import type { InstanceInfo, StatusCounts, StoreStats } from './store.js';
 import { toStatusCounts } from './count-by-status.js';
 
-/** One group of the stats query: `SELECT kind, queue, status, count(*) … GROUP BY kind, queue, status`. */
+/** One group of a stats query: `SELECT <name>, status, count(*) … GROUP BY <name>, status`. */
 export interface StatsGroupRow {
-  readonly kind: string;
-  readonly queue: string;
+  /** The kind or the queue; absent in the counts by status alone. */
+  readonly name?: string;
   readonly status: string;
   readonly count: number | string | bigint;
+}
+
+/** The grouped counts of the stats: by status, by kind and status, by queue and status. */
+export interface StatsGroups {
+  readonly byStatus: readonly StatsGroupRow[];
+  readonly byKind: readonly StatsGroupRow[];
+  readonly byQueue: readonly StatsGroupRow[];
+}
+
+/**
+ * The statement of the counts by `column` (`kind` or `queue`) and status, for a page of names:
+ * `after` and `limit` are the dialect's placeholders (NULL: from the first, and all, in
+ * PostgreSQL; SQLite takes -1 for all). The names are picked first, so only theirs are counted,
+ * in code point order (`collate`: PostgreSQL's ` COLLATE "C"`; SQLite's BINARY already is), the
+ * order {@link compareCodePoints} sorts them in.
+ */
+export function namePageGroupsSql(
+  column: 'kind' | 'queue',
+  after: string,
+  limit: string,
+  collate = '',
+): string {
+  return `SELECT ${column} AS name, status, count(*) AS count FROM nudge_jobs
+ WHERE ${column} IN (SELECT DISTINCT ${column}${collate} FROM nudge_jobs
+                      WHERE ${after} IS NULL OR ${column}${collate} > ${after} ORDER BY 1 LIMIT ${limit})
+ GROUP BY ${column}, status`;
+}
+
+/**
+ * Orders two strings by their code points, as PostgreSQL's `C` collation and SQLite's `BINARY`
+ * order them (UTF-8 bytes); `<` on strings compares UTF-16 units, which differs past U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const left = a[Symbol.iterator]();
+  const right = b[Symbol.iterator]();
+  for (;;) {
+    const x = left.next();
+    const y = right.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const diff = (x.value.codePointAt(0) ?? 0) - (y.value.codePointAt(0) ?? 0);
+    if (diff !== 0) return diff;
+  }
 }
 
 /** The scalar part of the stats, as both dialects read it. */
@@ -22,36 +64,27 @@ export interface StatsScalars {
 
 /** Assembles {@link StoreStats} from the grouped counts, the scalars and the live instances. */
 export function statsFromRows(
-  groups: readonly StatsGroupRow[],
+  groups: StatsGroups,
   scalars: StatsScalars,
   instances: InstanceInfo[],
 ): StoreStats {
-  const byStatus = toStatusCounts([]);
-  const byKind = new Map<string, StatusCounts>();
-  const byQueue = new Map<string, StatusCounts>();
   const known = JOB_STATUSES as readonly string[];
-  for (const row of groups) {
-    if (!known.includes(row.status)) continue;
-    const status = row.status as keyof StatusCounts;
-    const count = Number(row.count);
-    byStatus[status] += count;
-    for (const [map, key] of [
-      [byKind, row.kind],
-      [byQueue, row.queue],
-    ] as const) {
-      let counts = map.get(key);
-      if (!counts) map.set(key, (counts = toStatusCounts([])));
-      counts[status] += count;
+  const byName = (rows: readonly StatsGroupRow[]) => {
+    const map = new Map<string, StatusCounts>();
+    for (const row of rows) {
+      if (!known.includes(row.status) || row.name === undefined) continue;
+      let counts = map.get(row.name);
+      if (!counts) map.set(row.name, (counts = toStatusCounts([])));
+      counts[row.status as keyof StatusCounts] += Number(row.count);
     }
-  }
-  const sorted = (map: Map<string, StatusCounts>) =>
-    Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries([...map].sort(([a], [b]) => compareCodePoints(a, b)));
+  };
   const { succeededLastHour: succeeded, failedLastHour: failed } = scalars;
   return {
     at: scalars.at,
-    byStatus,
-    byKind: sorted(byKind),
-    byQueue: sorted(byQueue),
+    byStatus: toStatusCounts(groups.byStatus),
+    byKind: byName(groups.byKind),
+    byQueue: byName(groups.byQueue),
     oldestPendingAgeMs:
       scalars.oldestPendingRunAt === null
         ? null

@@ -1,5 +1,6 @@
 import type { JobStatus } from '@nudge/core';
 import type { InstanceInfo } from './instance-types.js';
+import type { NamePage } from './read-types.js';
 
 // The input and result of Store.stats (see store.ts).
 
@@ -10,6 +11,10 @@ export type StatusCounts = Record<JobStatus, number>;
 export interface StatsInput {
   /** An instance seen within this many ms is live, and listed. */
   readonly instanceLiveWithinMs: number;
+  /** The page of kinds in {@link StoreStats.byKind}; every kind when absent. */
+  readonly kinds?: NamePage;
+  /** The page of queues in {@link StoreStats.byQueue}; every queue when absent. */
+  readonly queues?: NamePage;
   /** Overrides the database clock; tests only. */
   readonly now?: Date;
 }
@@ -20,9 +25,9 @@ export interface StoreStats {
   readonly at: Date;
   /** Jobs by status. */
   readonly byStatus: StatusCounts;
-  /** Jobs by kind, then status; kinds sorted by name. */
+  /** Jobs by kind, then status; kinds sorted by name (the page of `kinds`, when given). */
   readonly byKind: Record<string, StatusCounts>;
-  /** Jobs by queue, then status; queues sorted by name. */
+  /** Jobs by queue, then status; queues sorted by name (the page of `queues`, when given). */
   readonly byQueue: Record<string, StatusCounts>;
   /**
    * How long the `PENDING` job due earliest has been due (`at` − its `run_at`), in ms; `null`

@@ -16,6 +16,7 @@ import type {
   ActivityBucket,
   ActivityQuery,
   ListJobsQuery,
+  ListQueuesQuery,
   JobCommandResult,
   QueueLimitsPatch,
   QueueState,
@@ -147,6 +148,7 @@ export interface Store {
    * Jobs newest first (by id), a page at a time: those of `ids` when given, else those matching
    * `status` and `kind`, with ids below `beforeId` (the keyset cursor: the last id of the previous
    * page). Filters read the primary key backwards, so they are fast for recent or common jobs.
+   * With `columns`, `payload` or `result` is left unread (`null`).
    */
   listJobs(query: ListJobsQuery): Promise<Job[]>;
   /**
@@ -214,10 +216,11 @@ export interface Store {
    */
   setQueueLimits(name: string, patch: QueueLimitsPatch): Promise<QueueState>;
   /**
-   * Every queue that has unfinished jobs or was ever paused, by name, with its unfinished jobs
-   * counted by status.
+   * Every queue that has unfinished jobs or a record (it was paused, resumed or given limits), by
+   * name, with its unfinished jobs counted by status; with `query`, a page of them (`after`,
+   * `limit`), or only those with a record. A page counts the jobs of its own queues only.
    */
-  listQueues(): Promise<QueueState[]>;
+  listQueues(query?: ListQueuesQuery): Promise<QueueState[]>;
 
   /**
    * Claims, for each group, up to its limit of due `PENDING` jobs of its kinds and queues, and of
@@ -290,8 +293,9 @@ export interface Store {
   /**
    * Counts for an operator: jobs by status, by kind and status, by queue and status; how long the
    * oldest due `PENDING` job has waited; the failure rate of the last hour; live instances.
-   * Reads the whole jobs table (one `GROUP BY kind, queue, status`, one scan of the last hour's
-   * finished rows): fine for a command or a dashboard refresh, not for a tight loop.
+   * `kinds` and `queues` page the per-kind and per-queue counts (by name). Reads the whole jobs
+   * table (a `GROUP BY status`, a scan per paged list for its names, one of the last hour's finished
+   * rows): fine for a command or a dashboard refresh, not for a tight loop.
    */
   stats(input: StatsInput): Promise<StoreStats>;
   /**

@@ -201,5 +201,68 @@ describe(
       assert.equal(texts[headers.indexOf('waiting')], '1');
       assert.equal(texts[headers.indexOf('scheduled')], '1');
     });
+
+    it('lists job summaries, reads a payload when its row is expanded, and pages the queues', async () => {
+      await server.store.enqueueMany(
+        Array.from({ length: 60 }, (_, n) => ({
+          kind: 'noop',
+          queue: `paged-${String(n).padStart(2, '0')}`,
+          delayMs: 3_600_000,
+        })),
+      );
+      // The newest job, so that it is on the first page of jobs.
+      const blob = 'p'.repeat(100_000);
+      const [big] = await server.store.enqueueMany([
+        { kind: 'noop', queue: 'bulky', payload: { blob }, delayMs: 3_600_000 },
+      ]);
+      assert.ok(big);
+      const reads: { url: string; bytes: number }[] = [];
+      const listen = (response: { url(): string; body(): Promise<Buffer> }) =>
+        void response
+          .body()
+          .then((body) => reads.push({ url: response.url(), bytes: body.length }))
+          .catch(() => undefined);
+      page.on('response', listen);
+      try {
+        await page.goto(`${server.url}/dashboard/`);
+        const row = page.locator(`#jobs tr[data-job="${big.id}"]`);
+        await waitUntil(async () => ((await row.count()) === 1 ? true : undefined), 10_000);
+        const isList = (read: { url: string }) => new URL(read.url).pathname === '/jobs';
+        await waitUntil(async () => (reads.some(isList) ? true : undefined), 10_000);
+        const lists = reads.filter(isList);
+        assert.ok(lists.length > 0 && lists.every((read) => read.bytes < 50_000), JSON.stringify(lists));
+        await row.locator('a').click();
+        const details = page.locator('#jobs tr.details pre').first();
+        await waitUntil(
+          async () => ((await details.textContent())?.includes(blob) ? true : undefined),
+          10_000,
+        );
+        assert.ok(reads.some((read) => new URL(read.url).pathname === `/jobs/${big.id}`));
+        assert.ok(reads.every((read) => !read.url.includes('/stats') || read.url.endsWith('/stats?limit=0')));
+
+        const names = async () =>
+          Promise.all(
+            (await page.locator('#queues tbody tr').all()).map((r) => r.getAttribute('data-queue')),
+          );
+        const first = await names();
+        assert.equal(first.length, 50, 'one page of queues');
+        await page.locator('#queues-next').click();
+        await waitUntil(
+          async () => ((await page.locator('#queues-page').textContent()) === 'page 2' ? true : undefined),
+          10_000,
+        );
+        await waitUntil(async () => ((await names())[0] !== first[0] ? true : undefined), 10_000);
+        const second = await names();
+        assert.ok(
+          second.every((name) => name !== null && !first.includes(name)),
+          'the next queues',
+        );
+        assert.ok(second.includes('paged-59'));
+        await page.locator('#queues-prev').click();
+        await waitUntil(async () => ((await names())[0] === first[0] ? true : undefined), 10_000);
+      } finally {
+        page.off('response', listen);
+      }
+    });
   },
 );

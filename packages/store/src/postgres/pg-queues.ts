@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { QueueLimitsPatch, QueueState } from '../store.js';
+import type { ListQueuesQuery, QueueLimitsPatch, QueueState } from '../store.js';
 import { NEW_JOBS_CHANNEL } from './pg-job-listener.js';
 
 interface QueueRow {
@@ -52,6 +52,36 @@ SELECT coalesce(q.name, c.queue) AS name, coalesce(q.paused, false) AS paused, q
   FROM (SELECT * FROM nudge_queues WHERE $1::text IS NULL OR name = $1) AS q FULL JOIN counts AS c ON c.queue = q.name
  ORDER BY 1`;
 
+// A page of queues: $1 the name to list after (NULL: from the first), $2 the most (NULL: all),
+// $3 true for recorded queues only. The names are picked first, each source in name order up to
+// the page size, so only the page's own queues have their unfinished jobs counted.
+const PAGE = `
+WITH names AS (
+  SELECT name FROM (
+    (SELECT DISTINCT queue AS name FROM nudge_jobs
+      WHERE finished_at IS NULL AND NOT $3::boolean AND ($1::text IS NULL OR queue > $1)
+      ORDER BY 1 LIMIT $2)
+    UNION
+    (SELECT name FROM nudge_queues WHERE $1::text IS NULL OR name > $1 ORDER BY 1 LIMIT $2)
+  ) AS n ORDER BY 1 LIMIT $2
+),
+counts AS (
+  SELECT queue,
+         count(*) FILTER (WHERE status = 'WAITING') AS waiting,
+         count(*) FILTER (WHERE status = 'SCHEDULED') AS scheduled,
+         count(*) FILTER (WHERE status = 'PENDING') AS pending,
+         count(*) FILTER (WHERE status = 'RUNNING') AS running
+    FROM nudge_jobs
+   WHERE finished_at IS NULL AND queue IN (SELECT name FROM names)
+   GROUP BY queue
+)
+SELECT n.name, coalesce(q.paused, false) AS paused, q.updated_at,
+       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
+       coalesce(c.running, 0) AS running
+  FROM names AS n LEFT JOIN nudge_queues AS q ON q.name = n.name LEFT JOIN counts AS c ON c.queue = n.name
+ ORDER BY 1`;
+
 // A limit the patch leaves out keeps its value: `$n::boolean` says whether the patch sets it. The
 // row is locked FOR UPDATE first (the upsert alone would lock it FOR NO KEY UPDATE): claims that
 // share the queue hold it FOR KEY SHARE, and each bounds what the others in flight take by the
@@ -76,9 +106,17 @@ async function readQueue(pool: pg.Pool, name: string, change: string): Promise<Q
   return state;
 }
 
-/** Every queue with unfinished jobs or a record (a pause, limits); see {@link Store.listQueues}. */
-export async function pgListQueues(pool: pg.Pool): Promise<QueueState[]> {
-  const { rows } = await pool.query<QueueRow>(LIST, [null]);
+/** Queues with unfinished jobs or a record (a pause, limits), or a page of them; see {@link Store.listQueues}. */
+export async function pgListQueues(pool: pg.Pool, query: ListQueuesQuery = {}): Promise<QueueState[]> {
+  if (query.limit === 0) return [];
+  const { rows } =
+    query.after === undefined && query.limit === undefined && !query.recordedOnly
+      ? await pool.query<QueueRow>(LIST, [null])
+      : await pool.query<QueueRow>(PAGE, [
+          query.after ?? null,
+          query.limit ?? null,
+          query.recordedOnly ?? false,
+        ]);
   return rows.map(toQueueState);
 }
 

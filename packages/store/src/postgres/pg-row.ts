@@ -1,4 +1,5 @@
 import type { DependencyFailureMode, Job, JobStatus, JsonValue } from '@nudge/core';
+import type { JobColumn } from '../job-reads.js';
 import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
 /** A `nudge_jobs` row as node-postgres returns it (int8 parsed to number, jsonb parsed). */
@@ -72,3 +73,13 @@ export const pgNow = (param: string): string => `coalesce(${param}::timestamptz,
 
 /** SQL for a bound number of milliseconds as an interval. */
 export const pgMs = (param: string): string => `(${param}::double precision * interval '1 millisecond')`;
+
+// The row type and JOB_COLUMNS list the same columns: a read that leaves payload or result out
+// selects JOB_COLUMNS, so a column missing there would come back undefined.
+const sameColumns: [Exclude<keyof PgJobRow, JobColumn>, Exclude<JobColumn, keyof PgJobRow>] extends [
+  never,
+  never,
+]
+  ? true
+  : false = true;
+void sameColumns;

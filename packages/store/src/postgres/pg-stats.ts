@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import type { StatsInput, StoreStats } from '../store.js';
-import { STATS_WINDOW_MS, statsFromRows, type StatsGroupRow } from '../stats-from-rows.js';
+import { namePageGroupsSql, STATS_WINDOW_MS, statsFromRows, type StatsGroupRow } from '../stats-from-rows.js';
 import { pgListInstances } from './pg-instances.js';
 import { pgNow } from './pg-row.js';
 
-const GROUPS = 'SELECT kind, queue, status, count(*) AS count FROM nudge_jobs GROUP BY kind, queue, status';
+const BY_STATUS = 'SELECT status, count(*) AS count FROM nudge_jobs GROUP BY status';
+// $1: the name to list after (NULL: from the first); $2: the most names (NULL: all).
+const BY_KIND = namePageGroupsSql('kind', '$1::text', '$2::int', ' COLLATE "C"');
+const BY_QUEUE = namePageGroupsSql('queue', '$1::text', '$2::int', ' COLLATE "C"');
 
 // $1: now (NULL: the database clock); $2: the window, in ms. The last-hour counts scan the
 // finished rows (no index on finished_at): an operator's read, not a hot path.
@@ -24,7 +27,15 @@ export async function pgStats(pool: pg.Pool, input: StatsInput): Promise<StoreSt
   const client = await pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const groups = await client.query<StatsGroupRow>(GROUPS);
+    const page = async (sql: string, names: StatsInput['kinds']) =>
+      names?.limit === 0
+        ? []
+        : (await client.query<StatsGroupRow>(sql, [names?.after ?? null, names?.limit ?? null])).rows;
+    const groups = {
+      byStatus: (await client.query<StatsGroupRow>(BY_STATUS)).rows,
+      byKind: await page(BY_KIND, input.kinds),
+      byQueue: await page(BY_QUEUE, input.queues),
+    };
     const scalars = await client.query<{ at: Date; oldest: Date | null; succeeded: string; failed: string }>(
       SCALARS,
       [input.now ?? null, STATS_WINDOW_MS],
@@ -38,7 +49,7 @@ export async function pgStats(pool: pg.Pool, input: StatsInput): Promise<StoreSt
     const row = scalars.rows[0];
     if (!row) throw new Error('the stats query returned no row');
     return statsFromRows(
-      groups.rows,
+      groups,
       {
         at: row.at,
         oldestPendingRunAt: row.oldest,

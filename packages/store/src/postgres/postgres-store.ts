@@ -32,6 +32,7 @@ import type {
   JobLease,
   ListInstancesInput,
   ListJobsQuery,
+  ListQueuesQuery,
   NewJobsHandlers,
   NewJobsListener,
   ProgressInput,
@@ -317,8 +318,8 @@ export class PostgresStore implements Store {
     return pgSetQueueLimits(await this.#db.main(), name, patch);
   }
 
-  async listQueues(): Promise<QueueState[]> {
-    return pgListQueues(await this.#db.main());
+  async listQueues(query?: ListQueuesQuery): Promise<QueueState[]> {
+    return pgListQueues(await this.#db.main(), query);
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { QueueLimitsPatch, QueueState } from '../store.js';
+import type { ListQueuesQuery, QueueLimitsPatch, QueueState } from '../store.js';
 
 interface QueueRow {
   name: string;
@@ -43,6 +43,38 @@ SELECT n.name, coalesce(q.paused, 0) AS paused, q.updated_at,
   LEFT JOIN counts AS c ON c.queue = n.name
  ORDER BY n.name`;
 
+// A page of queues: @after the name to list after (NULL: from the first), @limit the most (-1:
+// all), @recordedOnly 1 for recorded queues only. The names are picked first, each source in name
+// order up to the page size, so only the page's own queues have their unfinished jobs counted.
+const PAGE = `
+WITH names AS (
+  SELECT name FROM (
+    SELECT * FROM (SELECT DISTINCT queue AS name FROM nudge_jobs
+      WHERE finished_at IS NULL AND NOT @recordedOnly AND (@after IS NULL OR queue > @after)
+      ORDER BY 1 LIMIT @limit)
+    UNION
+    SELECT * FROM (SELECT name FROM nudge_queues WHERE @after IS NULL OR name > @after ORDER BY 1 LIMIT @limit)
+  ) ORDER BY 1 LIMIT @limit
+),
+counts AS (
+  SELECT queue,
+         sum(status = 'WAITING') AS waiting,
+         sum(status = 'SCHEDULED') AS scheduled,
+         sum(status = 'PENDING') AS pending,
+         sum(status = 'RUNNING') AS running
+    FROM nudge_jobs
+   WHERE finished_at IS NULL AND queue IN (SELECT name FROM names)
+   GROUP BY queue
+)
+SELECT n.name, coalesce(q.paused, 0) AS paused, q.updated_at,
+       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
+       coalesce(c.running, 0) AS running
+  FROM names AS n
+  LEFT JOIN nudge_queues AS q ON q.name = n.name
+  LEFT JOIN counts AS c ON c.queue = n.name
+ ORDER BY n.name`;
+
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 // A limit the patch leaves out keeps its value: `@setX` says whether the patch sets it.
@@ -74,11 +106,12 @@ const toQueueState = (row: QueueRow): QueueState => ({
 
 /** The queue statements; see {@link Store.listQueues}, {@link Store.setQueuePaused} and {@link Store.setQueueLimits}. */
 export function createSqliteQueues(db: Database.Database): {
-  list: () => QueueState[];
+  list: (query?: ListQueuesQuery) => QueueState[];
   setPaused: (name: string, paused: boolean) => QueueState;
   setLimits: (name: string, patch: QueueLimitsPatch) => QueueState;
 } {
   const list = db.prepare<{ name: string | null }, QueueRow>(LIST);
+  const page = db.prepare<{ after: string | null; limit: number; recordedOnly: number }, QueueRow>(PAGE);
   const upsert = db.prepare<{ name: string; paused: number }>(
     `INSERT INTO nudge_queues (name, paused, updated_at)
      VALUES (@name, @paused, ${NOW})
@@ -108,7 +141,18 @@ export function createSqliteQueues(db: Database.Database): {
     return read(name, 'given limits');
   });
   return {
-    list: () => list.all({ name: null }).map(toQueueState),
+    list: (query = {}) => {
+      if (query.limit === 0) return [];
+      const rows =
+        query.after === undefined && query.limit === undefined && !query.recordedOnly
+          ? list.all({ name: null })
+          : page.all({
+              after: query.after ?? null,
+              limit: query.limit ?? -1,
+              recordedOnly: query.recordedOnly ? 1 : 0,
+            });
+      return rows.map(toQueueState);
+    },
     setPaused: (name, paused) => setPaused.immediate(name, paused),
     setLimits: (name, patch) => setLimits.immediate(name, patch),
   };

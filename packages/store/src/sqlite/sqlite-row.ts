@@ -1,5 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DependencyFailureMode, Job, JobStatus, JsonValue } from '@nudge/core';
+import type { JobColumn } from '../job-reads.js';
 import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
 /** The `nudge_jobs` table for Kysely: times and JSON are text; `Generated` columns have defaults. */
@@ -89,3 +90,13 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
 export function toSqliteTime(value: Date | undefined): string | null {
   return value === undefined ? null : value.toISOString();
 }
+
+// The row type and JOB_COLUMNS list the same columns: a read that leaves payload or result out
+// selects JOB_COLUMNS, so a column missing there would come back undefined.
+const sameColumns: [Exclude<keyof SqliteJobRow, JobColumn>, Exclude<JobColumn, keyof SqliteJobRow>] extends [
+  never,
+  never,
+]
+  ? true
+  : false = true;
+void sameColumns;

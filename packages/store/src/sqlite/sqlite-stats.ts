@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { StatsInput, StoreStats } from '../store.js';
-import { STATS_WINDOW_MS, statsFromRows, type StatsGroupRow } from '../stats-from-rows.js';
+import { namePageGroupsSql, STATS_WINDOW_MS, statsFromRows, type StatsGroupRow } from '../stats-from-rows.js';
 import type { SqliteInstances } from './sqlite-instances.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowMinus } from './sqlite-time.js';
@@ -14,9 +14,17 @@ export function createSqliteStats(
   db: Database.Database,
   instances: SqliteInstances,
 ): (input: StatsInput) => StoreStats {
-  const groups = db.prepare(
-    'SELECT kind, queue, status, count(*) AS count FROM nudge_jobs GROUP BY kind, queue, status',
+  const byStatus = db.prepare<[], StatsGroupRow>(
+    'SELECT status, count(*) AS count FROM nudge_jobs GROUP BY status',
   );
+  const byKind = db.prepare<{ after: string | null; limit: number }, StatsGroupRow>(
+    namePageGroupsSql('kind', '@after', '@limit'),
+  );
+  const byQueue = db.prepare<{ after: string | null; limit: number }, StatsGroupRow>(
+    namePageGroupsSql('queue', '@after', '@limit'),
+  );
+  const page = (statement: typeof byKind, names: StatsInput['kinds']) =>
+    names?.limit === 0 ? [] : statement.all({ after: names?.after ?? null, limit: names?.limit ?? -1 });
   const scalars = db.prepare(`
 SELECT ${SQLITE_NOW} AS at,
        (SELECT min(run_at) FROM nudge_jobs WHERE status = 'PENDING') AS oldest,
@@ -33,7 +41,7 @@ SELECT ${SQLITE_NOW} AS at,
       failed: number;
     };
     return statsFromRows(
-      groups.all() as StatsGroupRow[],
+      { byStatus: byStatus.all(), byKind: page(byKind, input.kinds), byQueue: page(byQueue, input.queues) },
       {
         at: new Date(row.at),
         oldestPendingRunAt: row.oldest === null ? null : new Date(row.oldest),

@@ -27,6 +27,7 @@ import type {
   ListInstancesInput,
   NewJobsHandlers,
   ListJobsQuery,
+  ListQueuesQuery,
   ProgressInput,
   PromoteInput,
   PromoteResult,
@@ -292,8 +293,8 @@ export class SqliteStore implements Store {
     return this.#busy(() => this.#hotPath.queues.setLimits(name, patch));
   }
 
-  async listQueues(): Promise<QueueState[]> {
-    return this.#busy(() => this.#hotPath.queues.list());
+  async listQueues(query?: ListQueuesQuery): Promise<QueueState[]> {
+    return this.#busy(() => this.#hotPath.queues.list(query));
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {

@@ -4,6 +4,7 @@ import { spawnServer, type ServerProcess } from '@nudge/harness';
 import type { Dialect } from '@nudge/store';
 import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
 import type { ChaosSize, Scenario, ScenarioResult } from '../scenario.js';
+import { probeBounds } from './api-abuse-bounds.js';
 import { abuseCases } from './api-abuse-cases.js';
 import {
   badKeyFlood,
@@ -352,6 +353,9 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
     let tableThere = true;
     await countJobs(db).catch(() => (tableThere = false));
     const lost = tableThere ? await verifyStored(db, open.url, findings) : findings.created.size;
+    // After the stored jobs were checked: the probe's own jobs are not cases.
+    const bounds = await probeBounds(open.url, size);
+    for (const text of bounds.issues) findings.issue('every answer keeps to its documented bound', text);
     const checkNames = [
       'every rejection is a 4xx with a code',
       'no 5xx',
@@ -362,6 +366,7 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
       'a burst past the rate limit answers 429 RATE_LIMITED',
       READ_NOTHING,
       BAD_KEYS_LIMITED,
+      'every answer keeps to its documented bound',
     ];
     for (const [check, texts] of findings.issues)
       console.error(`${dialect}: ${check}:\n  ${texts.slice(0, 20).join('\n  ')}`);
@@ -390,6 +395,7 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
         '5xx': count(500, 600),
         unanswered: count(0, 1),
         'jobs created': findings.created.size,
+        ...bounds.notes,
       },
     };
   } finally {
@@ -406,7 +412,9 @@ async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
  * key, a throttle window and a debounce, queue names `.` and `..`, paths with dot segments, and a
  * burst and a flood of bad keys past the limit. Every refusal is a 4xx with a code and writes
  * nothing; every accepted job is stored and returned as sent; the enqueue-only key reads and
- * changes nothing of the admin's jobs; nothing answers 5xx.
+ * changes nothing of the admin's jobs; nothing answers 5xx. Then
+ * thousands of queue names and a scrape, and big payloads and their list: each answer keeps to
+ * its documented bound.
  */
 export const apiAbuse: Scenario = {
   id: 16,
