@@ -52,4 +52,24 @@ describeStore('retry of a dependent marks its dependencies', (t) => {
     assert.equal((await t.store.getJob(middle.id))?.status, 'CANCELLED');
     assert.equal((await t.store.getJob(tail.id))?.status, 'CANCELLED');
   });
+
+  it('bulk: a dependent of a refused dependency cancels again at once, though another dependency has not finished', async () => {
+    const [running, gone] = await t.store.enqueueMany([{ kind: 'a' }, { kind: 'b' }]);
+    assert.ok(running && gone);
+    assert.equal((await t.store.cancelJob(gone.id)).outcome, 'changed');
+    // Both cancelled at enqueue: the middle by the cancelled job, the tail by the middle.
+    const [middle, tail] = await t.store.enqueueMany([
+      { kind: 'c', queue: 'q2', dependsOn: [gone.id] },
+      { kind: 'c', queue: 'q2', dependsOn: [running.id, { index: 0 }] },
+    ]);
+    assert.ok(middle && tail);
+    assert.deepEqual([middle.status, tail.status], ['CANCELLED', 'CANCELLED']);
+    // The command retries both; the middle is refused (its dependency is not retried), so the tail,
+    // which cancels on it, is cancelled again, not left WAITING behind the unfinished one for good.
+    await t.store.retryJobs({ status: 'CANCELLED', queue: 'q2' });
+    assert.equal((await t.store.getJob(middle.id))?.status, 'CANCELLED');
+    const after = await t.store.getJob(tail.id);
+    assert.equal(after?.status, 'CANCELLED');
+    assert.equal(after?.lastError, `dependency ${middle.id} did not succeed`);
+  });
 });

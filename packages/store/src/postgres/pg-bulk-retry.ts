@@ -74,22 +74,23 @@ interface RetriedRow {
 
 /**
  * After the pages: a job the command left `WAITING` for a dependency that it was to retry too but
- * did not (refused: that dependency cancels on a failed dependency of its own) has only finished
- * dependencies. It is settled as the release trigger would have: `CANCELLED` when it cancels on a
- * dependency that did not succeed, else `PENDING`. $1 the jobs the command changed, $2 now (NULL: the
- * database clock).
+ * did not (refused: that dependency cancels on a failed dependency of its own) is settled as the
+ * release trigger would have: `CANCELLED` at once when it cancels on a dependency that did not
+ * succeed (whatever its other dependencies: no later outcome would cancel it, and none could
+ * release it), else `PENDING` once every dependency has finished. $1 the jobs the command
+ * changed, $2 now (NULL: the database clock).
  */
 const SETTLE_RETRIED = `
 WITH settled AS (
   SELECT j.id,
          (SELECT x.value::bigint FROM jsonb_array_elements_text(j.depends_on) AS x
             LEFT JOIN nudge_jobs AS d ON d.id = x.value::bigint
-           WHERE d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED') LIMIT 1) AS bad
+           WHERE d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED') LIMIT 1) AS bad,
+         NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.depends_on) AS x
+                       JOIN nudge_jobs AS d ON d.id = x.value::bigint
+                      WHERE d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')) AS done
     FROM nudge_jobs AS j
    WHERE j.id = ANY($1::bigint[]) AND j.status = 'WAITING'
-     AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.depends_on) AS x
-                       JOIN nudge_jobs AS d ON d.id = x.value::bigint
-                      WHERE d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
      FOR NO KEY UPDATE OF j),
 changed AS (
   UPDATE nudge_jobs AS j
@@ -99,6 +100,7 @@ changed AS (
                            THEN 'dependency ' || s.bad || ' did not succeed' ELSE j.last_error END
     FROM settled AS s
    WHERE j.id = s.id AND j.status = 'WAITING'
+     AND ((j.on_dependency_failure = 'cancel' AND s.bad IS NOT NULL) OR s.done)
   RETURNING j.id)
 SELECT count(*) AS settled FROM changed`;
 

@@ -43,9 +43,11 @@ SELECT id, kind, queue, finished_at FROM nudge_jobs
 
 /**
  * After the pages: a job the command left `WAITING` for a dependency that it was to retry too but
- * did not (refused: that dependency cancels on a failed dependency of its own) has only finished
- * dependencies. It is settled as the release trigger would have: `CANCELLED` when it cancels on a
- * dependency that did not succeed, else `PENDING`. `@ids`: the jobs the command changed.
+ * did not (refused: that dependency cancels on a failed dependency of its own) is settled as the
+ * release trigger would have: `CANCELLED` at once when it cancels on a dependency that did not
+ * succeed (whatever its other dependencies: no later outcome would cancel it, and none could
+ * release it), else `PENDING` once every dependency has finished. `@ids`: the jobs the command
+ * changed.
  */
 const SETTLE_RETRIED = `
 UPDATE nudge_jobs
@@ -56,8 +58,9 @@ UPDATE nudge_jobs
        last_error = CASE WHEN on_dependency_failure IS 'cancel' AND (${badDependency('nudge_jobs')}) IS NOT NULL
                          THEN 'dependency ' || (${badDependency('nudge_jobs')}) || ' did not succeed' ELSE last_error END
  WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'WAITING'
-   AND NOT EXISTS (SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
-                    WHERE d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+   AND ((on_dependency_failure IS 'cancel' AND (${badDependency('nudge_jobs')}) IS NOT NULL)
+        OR NOT EXISTS (SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
+                        WHERE d.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')))
 RETURNING id`;
 
 /** The first dependency of `job` that did not succeed (ended badly, or no longer exists), in SQL. */
