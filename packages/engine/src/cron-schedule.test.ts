@@ -70,7 +70,7 @@ describe('cron schedules', () => {
       [
         { queue: 'no spaces' },
         'INVALID_REQUEST',
-        `/queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got "no spaces")`,
+        `/queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-', other than '.' and '..' (got "no spaces")`,
       ],
       [{ priority: 5000 }, 'INVALID_REQUEST', '/priority must be an integer from -1000 to 1000 (got 5000)'],
       [{ maxAttempts: 0 }, 'INVALID_REQUEST', '/maxAttempts must be an integer from 1 to 1000 (got 0)'],

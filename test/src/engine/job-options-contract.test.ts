@@ -42,7 +42,7 @@ const CASES: readonly Case[] = [
   {
     fields: { queue: 'no spaces' },
     code: 'INVALID_REQUEST',
-    message: `/queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got "no spaces")`,
+    message: `/queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-', other than '.' and '..' (got "no spaces")`,
     schedulable: true,
   },
   {

@@ -96,7 +96,7 @@ export function checkDeclaration(kind: string, value: Readonly<Record<string, un
   if (queue !== undefined) {
     if (typeof queue !== 'string' || !isQueueName(queue)) {
       throw new Error(
-        `kind "${kind}": queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-' (got ${show(queue)})`,
+        `kind "${kind}": queue must be a queue name: 1 to 100 letters, digits, '_', '.' or '-', other than '.' and '..' (got ${show(queue)})`,
       );
     }
     info.queue = queue;
