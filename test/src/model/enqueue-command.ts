@@ -116,8 +116,11 @@ function askedIds(input: EnqueueInput, batch: readonly Job[]): number[] {
   return (input.dependsOn ?? []).map((ref) => (typeof ref === 'number' ? ref : (batch[ref.index]?.id ?? 0)));
 }
 
-const sameIds = (a: readonly number[], b: readonly number[]): boolean =>
-  a.length === b.length && a.every((id) => b.includes(id));
+/** Whether `a` and `b` name the same jobs: an id and an `{ index }` of the same job count once. */
+const sameIds = (a: readonly number[], b: readonly number[]): boolean => {
+  const [x, y] = [new Set(a), new Set(b)];
+  return x.size === y.size && [...x].every((id) => y.has(id));
+};
 
 /**
  * Whether a keyed job of `inputs` repeats one (stored before, or earlier in the batch) while it
