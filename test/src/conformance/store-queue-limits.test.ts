@@ -164,7 +164,7 @@ describeStore('cluster-wide queue limits', (t) => {
     assert.equal(claimed.jobs.length, 3, 'the queue-wide limit binds first');
     const more = await claimFrom(10);
     assert.deepEqual(more.jobs, []);
-    await rawQuery(t.db, `UPDATE nudge_queues SET concurrency = NULL WHERE name = 'repos'`);
+    await t.store.setQueueLimits('repos', { concurrency: null });
     assert.equal((await claimFrom(10)).jobs.length, 1, 'then 2 per key: 4 in all');
   });
 

@@ -14,6 +14,7 @@ import {
   SQLITE_OTHERS_PENDING,
 } from './sqlite-queue-limits-sql.js';
 import { limitsFeedback, type RateRow } from '../claim-limits-feedback.js';
+import type { SqliteHeldQueues } from './sqlite-held-queues.js';
 
 // Invariant: one statement picks and flips the rows, under BEGIN IMMEDIATE, so no two claimers
 // (threads or processes) can both see a row as PENDING; each claim bumps version and attempts.
@@ -225,9 +226,14 @@ function servedJson(input: ClaimInput, groups: readonly ClaimGroup[]): string | 
 
 /**
  * Prepares the SQLite claim (a statement per shape of groups); see {@link Store.claim}. One
- * transaction reads the limited queues' room, claims, and logs the rate-limited queues' starts.
+ * transaction reads the limited queues' room, claims, and logs the rate-limited queues' starts. A
+ * limited queue that `held` says was held back is offered with no room (see
+ * {@link SqliteHeldQueues}); the claim tells `held` what it found held back and what it took.
  */
-export function createSqliteClaim(db: Database.Database): (input: ClaimInput) => ClaimedJob[] {
+export function createSqliteClaim(
+  db: Database.Database,
+  held: SqliteHeldQueues,
+): (input: ClaimInput) => ClaimedJob[] {
   const statements = new Map<string, Database.Statement<Record<string, unknown>, ClaimRow>>();
   const othersPending = db.prepare<{ apart: string }, { found: number }>(SQLITE_OTHERS_PENDING);
   const readLimits = db.prepare<{ now: string | null; served: string | null }, LimitsRow>(SQLITE_LIMITS);
@@ -243,10 +249,15 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
     if (groups.length === 0) return { rows: [] };
     const now = toSqliteTime(input.now);
     const limits = readLimits.all({ now, served: servedJson(input, groups) });
+    const nowMs = limits.length === 0 ? 0 : (clockMs.get({ now })?.ms ?? Date.now());
+    const skipped = new Set(
+      limits.filter((row) => row.rate_limit === null && held.skips(row.name, nowMs)).map((row) => row.name),
+    );
     // A key limit binds only rows with a key: with none due of these kinds, the claim needs
     // neither the key filter nor the key cut (both sort or count per row).
     const kinds = JSON.stringify([...new Set(groups.flatMap((group) => group.kinds))]);
     const limited = limits.map((row): SqliteLimitedQueue => {
+      if (skipped.has(row.name)) return { name: row.name, room: 0, keyConcurrency: null };
       const keyed =
         row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1;
       if (!keyed || row.key_concurrency === null)
@@ -280,7 +291,6 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
       logStarts.run({ now, name: row.name, started });
       pruneStarts.run({ now, name: row.name });
     }
-    const nowMs = clockMs.get({ now })?.ms ?? Date.now();
     const jobs = rows.map(toClaimedJob);
     // Held back: a group with room left still finds a due job of its kinds in the queue (the
     // claimed rows are RUNNING by now, in this transaction). Asked only where a limit could have
@@ -293,16 +303,22 @@ export function createSqliteClaim(db: Database.Database): (input: ClaimInput) =>
           .flatMap((group) => group.kinds),
       ),
     ]);
-    const held = limited
+    const heldBack = limited
       .filter((queue) => {
         if (openKinds === '[]') return false;
+        if (skipped.has(queue.name)) return true;
         const probe =
           rows.filter((job) => job.queue === queue.name).length >= queue.room ? duePending : dueKeyed;
         if (probe === dueKeyed && queue.keyConcurrency === null) return false;
         return probe.get({ now, queue: queue.name, kinds: openKinds })?.found === 1;
       })
       .map((queue) => queue.name);
-    return { rows, limited: limitsFeedback(held, rates, jobs, nowMs) };
+    for (const row of limits) {
+      if (row.rate_limit === null && !skipped.has(row.name) && heldBack.includes(row.name))
+        held.hold(row.name, nowMs);
+    }
+    for (const job of jobs) if (limits.some((row) => row.name === job.queue)) held.claimed(job.id, job.queue);
+    return { rows, limited: limitsFeedback(heldBack, rates, jobs, nowMs) };
   });
   return (input) => {
     const { rows, limited } = claim.immediate(input);

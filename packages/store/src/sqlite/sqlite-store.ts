@@ -50,6 +50,7 @@ import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteActivity } from './sqlite-activity.js';
 import { createSqliteClaim } from './sqlite-claim.js';
+import { SqliteHeldQueues } from './sqlite-held-queues.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
 import { isDeduped } from '@nudge/core/enqueue-sql';
@@ -129,6 +130,8 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #kysely: Kysely<SqliteSchema>;
   #hot: ReturnType<typeof prepareHotPath> | undefined;
+  /** Limited queues its claims leave out for a while (see {@link SqliteHeldQueues}). */
+  readonly #held = new SqliteHeldQueues();
   #enqueue: ((inputs: readonly EnqueueInput[], enqueuer?: Enqueuer) => EnqueuedJob[]) | undefined;
   readonly #busyRetry: SqliteBusyRetryOptions;
   readonly #logger: Logger;
@@ -179,7 +182,7 @@ export class SqliteStore implements Store {
 
   // Statements are prepared after migration: preparing needs the table to exist.
   get #hotPath(): ReturnType<typeof prepareHotPath> {
-    this.#hot ??= prepareHotPath(this.#db, this.#isolated);
+    this.#hot ??= prepareHotPath(this.#db, this.#isolated, this.#held);
     return this.#hot;
   }
 
@@ -270,6 +273,7 @@ export class SqliteStore implements Store {
   }
 
   async cancelJob(id: number, now?: Date): Promise<JobCommandResult> {
+    this.#held.forgetAll();
     return this.#busy(() => this.#hotPath.commands.cancel(id, now));
   }
 
@@ -282,6 +286,7 @@ export class SqliteStore implements Store {
   }
 
   async cancelJobs(filter: CancelJobsFilter, now?: Date): Promise<BulkCommandResult> {
+    this.#held.forgetAll();
     return sqliteCancelJobs(this.#db, (call) => this.#busy(call), filter, this.#isolated, now);
   }
 
@@ -290,6 +295,7 @@ export class SqliteStore implements Store {
   }
 
   async setQueueLimits(name: string, patch: QueueLimitsPatch): Promise<QueueState> {
+    this.#held.forgetAll();
     return this.#busy(() => this.#hotPath.queues.setLimits(name, patch));
   }
 
@@ -308,7 +314,9 @@ export class SqliteStore implements Store {
 
   async complete(items: readonly CompleteInput[], now?: Date): Promise<JobLease[]> {
     if (hasFollowUps(items)) assertStorableFollowUps(items);
-    return this.#isolating('complete', items, (part) => this.#hotPath.complete(part, now));
+    const written = await this.#isolating('complete', items, (part) => this.#hotPath.complete(part, now));
+    this.#held.ended(written.map((lease) => lease.id));
+    return written;
   }
 
   async setProgress(items: readonly ProgressInput[]): Promise<JobLease[]> {
@@ -316,15 +324,24 @@ export class SqliteStore implements Store {
   }
 
   async fail(items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
-    return this.#isolating('fail', storableFailures(items), (part) => this.#hotPath.fail(part, now));
+    const written = await this.#isolating('fail', storableFailures(items), (part) =>
+      this.#hotPath.fail(part, now),
+    );
+    this.#held.ended(written.map((outcome) => outcome.id));
+    return written;
   }
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
-    return this.#isolating('release', leases, (part) => this.#hotPath.release(part, now));
+    const written = await this.#isolating('release', leases, (part) => this.#hotPath.release(part, now));
+    this.#held.ended(written.map((lease) => lease.id));
+    return written;
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
-    return this.#busy(() => this.#hotPath.sweep(input));
+    const result = await this.#busy(() => this.#hotPath.sweep(input));
+    // Only a sweep that freed room: an idle sweep every few seconds would undo every skip.
+    if (result.requeued + result.failed > 0) this.#held.forgetAll();
+    return result;
   }
 
   async promoteScheduled(input?: PromoteInput): Promise<PromoteResult> {
@@ -389,10 +406,10 @@ export class SqliteStore implements Store {
   }
 }
 
-function prepareHotPath(db: Database.Database, isolated: IsolatedWrites) {
+function prepareHotPath(db: Database.Database, isolated: IsolatedWrites, held: SqliteHeldQueues) {
   const instances = createSqliteInstances(db);
   return {
-    claim: createSqliteClaim(db),
+    claim: createSqliteClaim(db, held),
     heartbeat: createSqliteHeartbeat(db),
     complete: createSqliteComplete(db),
     fail: createSqliteFail(db),
