@@ -22,11 +22,13 @@ const jobs = (count: number, keyed: boolean) =>
 
 /** Runs `claim` in `lanes` loops at once, each until three claims in a row take nothing. */
 async function drainSideBySide(lanes: number, claim: (lane: number) => Promise<number>): Promise<void> {
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      for (let empty = 0; empty < 3;) empty = (await claim(lane)) === 0 ? empty + 1 : 0;
-    }),
-  );
+  const drain = async (lane: number) => {
+    for (let empty = 0; empty < 3;) empty = (await claim(lane)) === 0 ? empty + 1 : 0;
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, lane) => drain(lane)));
+  // Then one lane alone: on a loaded machine a lane can meet its neighbours' locks three times in
+  // a row and stop while room is left. Alone it takes what is left, and no more.
+  await drain(0);
 }
 
 async function runningPerKey(db: TestDatabase): Promise<{ total: number; most: number }> {
