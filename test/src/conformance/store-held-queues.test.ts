@@ -65,4 +65,51 @@ describeStore('held-back queues', (t) => {
       [third.id],
     );
   });
+
+  it('a claim that fills its groups from other queues still finds a queue held back by its keys', async () => {
+    await t.store.setQueueLimits('busy', { keyConcurrency: 1 });
+    const [first, second] = await t.store.enqueueMany(
+      Array.from({ length: 2 }, () => ({ kind: 'k', queue: 'busy', concurrencyKey: 'K' })),
+    );
+    assert.ok(first && second);
+    // Another store runs the key's first job, so this one has seen nothing held yet.
+    const other = await openStore(t.db);
+    try {
+      const running = await claimAt(other, await t.store.now());
+      assert.deepEqual(
+        running.jobs.map((job) => job.id),
+        [first.id],
+      );
+      const plain = await t.store.enqueueMany([{ kind: 'k' }, { kind: 'k' }]);
+      const now = await t.store.now();
+      // Full with a plain job: no group has room left to ask about the busy queue.
+      const full = await t.store.claim({
+        workerId: 'w1',
+        leaseMs: LEASE_MS,
+        groups: [{ kinds: ['k'], limit: 1 }],
+        now,
+      });
+      assert.deepEqual(
+        full.map((job) => job.id),
+        [plain[0]?.id],
+      );
+      await other.complete([{ ...leaseOf(running.jobs[0] as ClaimedJob), resultJson: 'null' }]);
+      const soon = await claimAt(t.store, now);
+      const taken = soon.jobs.some((job) => job.id === second.id)
+        ? soon
+        : await claimAt(t.store, later(now, HELD_QUEUE_SKIP_MS + 1));
+      assert.ok(
+        taken.jobs.some((job) => job.id === second.id),
+        'the busy key runs again within the skip time',
+      );
+      if (t.db.dialect === 'sqlite')
+        assert.deepEqual(
+          soon.jobs.map((job) => job.id),
+          [plain[1]?.id],
+          'SQLite left the held queue out',
+        );
+    } finally {
+      await other.close();
+    }
+  });
 });

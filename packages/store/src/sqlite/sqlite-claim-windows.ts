@@ -123,6 +123,8 @@ export interface WindowProbes {
   keys(probe: { now: string | null; queue: string; keyLimit: number; kinds: string }): {
     full: string;
     byKey: boolean;
+    /** Its window holds due rows, none of which the claim may take: all of keys at the limit. */
+    blocked: boolean;
   };
   /** Whether a claim of `kinds` reads the queues outside `apart` (JSON array) per queue. */
   othersByQueue(probe: { now: string | null; kinds: string; served: string | null; apart: string }): boolean;
@@ -147,7 +149,12 @@ export function prepareWindowProbes(db: Database.Database): WindowProbes {
   return {
     keys: ({ now, queue, keyLimit, kinds }) => {
       const full = fullKeys.get({ queue, keyLimit })?.keys ?? '[]';
-      return { full, byKey: sparse(keyedWindow.get({ now, queue, kinds, full, window })) };
+      const seen = keyedWindow.get({ now, queue, kinds, full, window });
+      return {
+        full,
+        byKey: sparse(seen),
+        blocked: seen !== undefined && seen.read > 0 && seen.takeable === 0,
+      };
     },
     othersByQueue: ({ now, kinds, served, apart }) =>
       sparse(othersWindow.get({ now, kinds, served, apart, window })),

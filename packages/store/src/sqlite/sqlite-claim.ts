@@ -43,8 +43,11 @@ export interface SqliteLimitedQueue {
   /** How many more of its jobs may start now, cluster-wide. */
   readonly room: number;
   readonly keyConcurrency: number | null;
-  /** With a key limit: the keys at it (a JSON array), and whether to read the queue per key (see sqlite-claim-windows.ts). */
-  readonly keys?: { readonly full: string; readonly byKey: boolean };
+  /**
+   * With a key limit: the keys at it (a JSON array), whether to read the queue per key, and
+   * whether its first due rows are all of those keys (see sqlite-claim-windows.ts).
+   */
+  readonly keys?: { readonly full: string; readonly byKey: boolean; readonly blocked?: boolean };
 }
 
 const CLAIM_ORDER = 'priority, run_at, id';
@@ -313,9 +316,14 @@ export function createSqliteClaim(
         return probe.get({ now, queue: queue.name, kinds: openKinds })?.found === 1;
       })
       .map((queue) => queue.name);
-    for (const row of limits) {
-      if (row.rate_limit === null && !skipped.has(row.name) && heldBack.includes(row.name))
-        held.hold(row.name, nowMs);
+    // Held back: found so above, or (a claim that filled its groups asks nothing) nothing of it
+    // taken while it had no room, or while its first due rows were all of keys at their limit.
+    for (const queue of limited) {
+      const row = limits.find((limit) => limit.name === queue.name);
+      if (row?.rate_limit !== null || skipped.has(queue.name)) continue;
+      const blocked =
+        !jobs.some((job) => job.queue === queue.name) && (queue.room === 0 || queue.keys?.blocked === true);
+      if (blocked || heldBack.includes(queue.name)) held.hold(queue.name, nowMs);
     }
     for (const job of jobs) if (limits.some((row) => row.name === job.queue)) held.claimed(job.id, job.queue);
     return { rows, limited: limitsFeedback(heldBack, rates, jobs, nowMs) };
