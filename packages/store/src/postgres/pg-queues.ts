@@ -32,23 +32,28 @@ const toQueueState = (row: QueueRow): QueueState => ({
   running: Number(row.running),
 });
 
+// A queue's unfinished jobs by status, per `queue` (in a GROUP BY), and the columns of its view
+// from `q` (its nudge_queues row) and `c` (those counts).
+const STATUS_COUNTS = `count(*) FILTER (WHERE status = 'WAITING') AS waiting,
+         count(*) FILTER (WHERE status = 'SCHEDULED') AS scheduled,
+         count(*) FILTER (WHERE status = 'PENDING') AS pending,
+         count(*) FILTER (WHERE status = 'RUNNING') AS running`;
+const QUEUE_FIELDS = `q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
+       coalesce(c.running, 0) AS running`;
+
 // `$1`: one queue's name, or NULL for all. Unfinished jobs only, read through the index of
 // unfinished rows (`nudge_jobs_unfinished`: finished rows have a finished_at), never the finished ones.
 const LIST = `
 WITH counts AS (
   SELECT queue,
-         count(*) FILTER (WHERE status = 'WAITING') AS waiting,
-         count(*) FILTER (WHERE status = 'SCHEDULED') AS scheduled,
-         count(*) FILTER (WHERE status = 'PENDING') AS pending,
-         count(*) FILTER (WHERE status = 'RUNNING') AS running
+         ${STATUS_COUNTS}
     FROM nudge_jobs
    WHERE finished_at IS NULL AND ($1::text IS NULL OR queue = $1)
    GROUP BY queue
 )
 SELECT coalesce(q.name, c.queue) AS name, coalesce(q.paused, false) AS paused, q.updated_at,
-       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
-       coalesce(c.running, 0) AS running
+       ${QUEUE_FIELDS}
   FROM (SELECT * FROM nudge_queues WHERE $1::text IS NULL OR name = $1) AS q FULL JOIN counts AS c ON c.queue = q.name
  ORDER BY 1`;
 
@@ -67,18 +72,13 @@ WITH names AS (
 ),
 counts AS (
   SELECT queue,
-         count(*) FILTER (WHERE status = 'WAITING') AS waiting,
-         count(*) FILTER (WHERE status = 'SCHEDULED') AS scheduled,
-         count(*) FILTER (WHERE status = 'PENDING') AS pending,
-         count(*) FILTER (WHERE status = 'RUNNING') AS running
+         ${STATUS_COUNTS}
     FROM nudge_jobs
    WHERE finished_at IS NULL AND queue IN (SELECT name FROM names)
    GROUP BY queue
 )
 SELECT n.name, coalesce(q.paused, false) AS paused, q.updated_at,
-       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
-       coalesce(c.running, 0) AS running
+       ${QUEUE_FIELDS}
   FROM names AS n LEFT JOIN nudge_queues AS q ON q.name = n.name LEFT JOIN counts AS c ON c.queue = n.name
  ORDER BY 1`;
 

@@ -318,14 +318,14 @@ export function createSqliteClaim(
       .map((queue) => queue.name);
     // Held back: found so above, or (a claim that filled its groups asks nothing) nothing of it
     // taken while it had no room, or while its first due rows were all of keys at their limit.
-    for (const queue of limited) {
-      const row = limits.find((limit) => limit.name === queue.name);
-      if (row?.rate_limit !== null || skipped.has(queue.name)) continue;
-      const blocked =
-        !jobs.some((job) => job.queue === queue.name) && (queue.room === 0 || queue.keys?.blocked === true);
+    const takenFrom = new Set(jobs.map((job) => job.queue));
+    limited.forEach((queue, at) => {
+      if (limits[at]?.rate_limit !== null || skipped.has(queue.name)) return;
+      const blocked = !takenFrom.has(queue.name) && (queue.room === 0 || queue.keys?.blocked === true);
       if (blocked || heldBack.includes(queue.name)) held.hold(queue.name, nowMs);
-    }
-    for (const job of jobs) if (limits.some((row) => row.name === job.queue)) held.claimed(job.id, job.queue);
+    });
+    const limitedNames = new Set(limits.map((row) => row.name));
+    for (const job of jobs) if (limitedNames.has(job.queue)) held.claimed(job.id, job.queue);
     return { rows, limited: limitsFeedback(heldBack, rates, jobs, nowMs) };
   });
   return (input) => {

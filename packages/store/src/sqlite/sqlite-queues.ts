@@ -15,6 +15,21 @@ interface QueueRow {
   running: number;
 }
 
+// A queue's unfinished jobs by status, per `queue` (in a GROUP BY); and the view of each queue of
+// `names` (CTE) from its nudge_queues row and those counts (CTE `counts`), by name.
+const STATUS_COUNTS = `sum(status = 'WAITING') AS waiting,
+         sum(status = 'SCHEDULED') AS scheduled,
+         sum(status = 'PENDING') AS pending,
+         sum(status = 'RUNNING') AS running`;
+const QUEUE_VIEWS = `SELECT n.name, coalesce(q.paused, 0) AS paused, q.updated_at,
+       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
+       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
+       coalesce(c.running, 0) AS running
+  FROM names AS n
+  LEFT JOIN nudge_queues AS q ON q.name = n.name
+  LEFT JOIN counts AS c ON c.queue = n.name
+ ORDER BY n.name`;
+
 // `@name`: one queue's name, or NULL for all. Unfinished jobs only (through the index of unfinished
 // rows, `nudge_jobs_unfinished`), counted per queue; queues
 // with a record (a pause, limits) but no such job are listed too (SQLite has no FULL JOIN: a
@@ -22,10 +37,7 @@ interface QueueRow {
 const LIST = `
 WITH counts AS (
   SELECT queue,
-         sum(status = 'WAITING') AS waiting,
-         sum(status = 'SCHEDULED') AS scheduled,
-         sum(status = 'PENDING') AS pending,
-         sum(status = 'RUNNING') AS running
+         ${STATUS_COUNTS}
     FROM nudge_jobs
    WHERE finished_at IS NULL AND (@name IS NULL OR queue = @name)
    GROUP BY queue
@@ -34,14 +46,7 @@ names AS (
   SELECT queue AS name FROM counts
   UNION SELECT name FROM nudge_queues WHERE @name IS NULL OR name = @name
 )
-SELECT n.name, coalesce(q.paused, 0) AS paused, q.updated_at,
-       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
-       coalesce(c.running, 0) AS running
-  FROM names AS n
-  LEFT JOIN nudge_queues AS q ON q.name = n.name
-  LEFT JOIN counts AS c ON c.queue = n.name
- ORDER BY n.name`;
+${QUEUE_VIEWS}`;
 
 // A page of queues: @after the name to list after (NULL: from the first), @limit the most (-1:
 // all), @recordedOnly 1 for recorded queues only. The names are picked first, each source in name
@@ -58,22 +63,12 @@ WITH names AS (
 ),
 counts AS (
   SELECT queue,
-         sum(status = 'WAITING') AS waiting,
-         sum(status = 'SCHEDULED') AS scheduled,
-         sum(status = 'PENDING') AS pending,
-         sum(status = 'RUNNING') AS running
+         ${STATUS_COUNTS}
     FROM nudge_jobs
    WHERE finished_at IS NULL AND queue IN (SELECT name FROM names)
    GROUP BY queue
 )
-SELECT n.name, coalesce(q.paused, 0) AS paused, q.updated_at,
-       q.concurrency, q.rate_limit, q.rate_interval_ms, q.key_concurrency,
-       coalesce(c.waiting, 0) AS waiting, coalesce(c.scheduled, 0) AS scheduled, coalesce(c.pending, 0) AS pending,
-       coalesce(c.running, 0) AS running
-  FROM names AS n
-  LEFT JOIN nudge_queues AS q ON q.name = n.name
-  LEFT JOIN counts AS c ON c.queue = n.name
- ORDER BY n.name`;
+${QUEUE_VIEWS}`;
 
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
