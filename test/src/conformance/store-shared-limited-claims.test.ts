@@ -92,8 +92,8 @@ describe('PostgreSQL claims that ask to share a limited queue with little room',
     await db.drop();
   });
 
-  // Every claim asks to share, even when the room is smaller than SHARE_SLOTS times what it takes:
-  // only the statement's own check stands between the claims and an overshoot.
+  // Every claim asks to share first, even when the room is smaller than SHARE_SLOTS times what it
+  // takes: only the statement's own check stands between the claims and an overshoot.
   for (const c of [
     { name: 'concurrency 10', limits: { concurrency: 10 }, keyed: false, expect: 10 },
     {
@@ -112,17 +112,27 @@ describe('PostgreSQL claims that ask to share a limited queue with little room',
       const clients = Array.from({ length: 8 }, () => new pg.Client({ connectionString: db.url }));
       await Promise.all(clients.map((client) => client.connect()));
       try {
-        const claim = buildPgClaim(
-          { workerId: 'w', leaseMs: LEASE_MS, groups: [] },
-          [{ kinds: ['k'], limit: 4 }],
-          [{ name: 'api', share: true }],
-        );
-        await drainSideBySide(clients.length, async (lane) => {
-          const { rows } = await (clients[lane] as pg.Client).query<{ jobs: string }>(
-            claim.text,
-            claim.values,
+        const statement = (share: boolean) =>
+          buildPgClaim(
+            { workerId: 'w', leaseMs: LEASE_MS, groups: [] },
+            [{ kinds: ['k'], limit: 4 }],
+            [{ name: 'api', share }],
           );
-          return (JSON.parse(rows[0]?.jobs ?? '[]') as unknown[]).length;
+        const shared = statement(true);
+        const alone = statement(false);
+        await drainSideBySide(clients.length, async (lane) => {
+          const client = clients[lane] as pg.Client;
+          const { rows } = await client.query<{ jobs: string; frees: string | null }>(
+            shared.text,
+            shared.values,
+          );
+          const taken = (JSON.parse(rows[0]?.jobs ?? '[]') as unknown[]).length;
+          // As the store does: a shared claim that found too little room to prove (room 0) is
+          // asked again for the queue alone, which counts the running jobs and takes the rest.
+          const frees = JSON.parse(rows[0]?.frees ?? '[]') as Array<[string, number, boolean, number]>;
+          if (!frees.some(([, , wasShared, room]) => wasShared && room === 0)) return taken;
+          const again = await client.query<{ jobs: string }>(alone.text, alone.values);
+          return taken + (JSON.parse(again.rows[0]?.jobs ?? '[]') as unknown[]).length;
         });
       } finally {
         await Promise.all(clients.map((client) => client.end()));
