@@ -9,8 +9,10 @@ const COLUMNS = 'g, id, queue, priority, run_at, concurrency_key';
 
 /** What the cuts of one claim need; the JSON texts are bound by the caller. */
 export interface SqliteClaimCuts {
-  /** The candidate selects, each answering {@link COLUMNS}. */
+  /** The candidate selects of queues without a key limit, each answering {@link COLUMNS}. */
   readonly offered: readonly string[];
+  /** The candidate selects of queues with a key limit (the key cut reads only their rows). */
+  readonly keyedOffered: readonly string[];
   /**
    * Bound JSON object, queue → key limit, for the queues with one; `undefined` when none has (no
    * key cut).
@@ -28,25 +30,25 @@ export interface SqliteClaimCuts {
 /**
  * The statement's prefix (a `WITH` clause, or nothing) and the subquery of the ids it keeps: at
  * most the key's room per concurrency key (the key limit less the key's running jobs, counted
- * only for rows that have a key), then at most the queue's cap per queue, then at most the group's
+ * only for the rows with a key of queues with a key limit), then at most the queue's cap per queue, then at most the group's
  * limit per group, each in claim order.
  */
 export function sqliteClaimCuts(cuts: SqliteClaimCuts): { prefix: string; kept: string } {
   let prefix = '';
-  let rows = `(${cuts.offered.join(' UNION ALL ')})`;
-  if (cuts.keyCaps !== undefined) {
+  const selects = [...cuts.offered];
+  if (cuts.keyCaps !== undefined && cuts.keyedOffered.length > 0) {
     // Read once: rows without a key pass, and only the rows with one are sorted by key.
-    prefix = `WITH offered AS MATERIALIZED ${rows} `;
-    rows = `(SELECT ${COLUMNS} FROM offered WHERE concurrency_key IS NULL
-      UNION ALL
-      SELECT ${COLUMNS} FROM (
+    prefix = `WITH keyed AS MATERIALIZED (${cuts.keyedOffered.join(' UNION ALL ')}) `;
+    selects.push(`SELECT ${COLUMNS} FROM keyed WHERE concurrency_key IS NULL`);
+    selects.push(`SELECT ${COLUMNS} FROM (
         SELECT *, row_number() OVER (PARTITION BY queue, concurrency_key ORDER BY ${CLAIM_ORDER}) AS in_key,
                json_extract(${cuts.keyCaps}, '$."' || queue || '"') - (
                  SELECT count(*) FROM nudge_jobs AS k WHERE k.status = 'RUNNING'
                     AND k.queue = o.queue AND k.concurrency_key = o.concurrency_key) AS key_room
-          FROM offered AS o WHERE concurrency_key IS NOT NULL
-      ) WHERE key_room IS NULL OR in_key <= key_room)`;
-  }
+          FROM keyed AS o WHERE concurrency_key IS NOT NULL
+      ) WHERE key_room IS NULL OR in_key <= key_room`);
+  } else selects.push(...cuts.keyedOffered);
+  let rows = `(${selects.join(' UNION ALL ')})`;
   if (cuts.queueCaps !== undefined) {
     rows = `(SELECT ${COLUMNS} FROM (
       SELECT *, row_number() OVER (PARTITION BY queue ORDER BY ${CLAIM_ORDER}) AS in_queue,

@@ -3,18 +3,19 @@
 // A claim walks due rows in claim order. Rows that limits hold back (a busy key's backlog, a
 // limited queue at its concurrency, a paused queue) come first as often as not, and each claim
 // read them all: with 20,000 due rows of one busy key, every claim of every queue read 20,000 rows
-// (and counted each one's key). Now, before the claim, a probe reads the first WINDOW rows a
-// candidate would walk. When at least half of them are rows the candidate may take (or there are
-// fewer), it walks as before. Otherwise it finds its rows another way: the other queues' candidate
-// per queue (the
-// first rows of each open queue with pending rows, one probe per distinct queue), a limited
-// queue's with a key limit per key (its rows without a key, and the first rows of each key with
-// room, one probe per key; keys at their limit are read once from the running rows).
+// (and counted each one's key). Now, before the claim, a probe reads the first WINDOW due rows a
+// candidate would walk, whatever their kind or queue (a probe that skipped rows of other kinds
+// would read them all when none is of the claim's kinds). When at least half of them are rows the
+// candidate may take (or there are fewer), it walks as before. Otherwise it finds its rows another
+// way: the other queues' candidate per queue (the first rows of each open queue with pending rows,
+// one probe per distinct queue), a limited queue's with a key limit per key (its rows without a
+// key, and the first rows of each key with room, one probe per key; keys at their limit are read
+// once from the running rows).
 import type Database from 'better-sqlite3';
 import { SQLITE_NOW } from './sqlite-time.js';
 
 /** Rows a probe reads before the claim chooses how to read. */
-const WINDOW = 32;
+export const WINDOW = 32;
 
 const CLAIM_ORDER = 'priority, run_at, id';
 
@@ -27,30 +28,33 @@ SELECT json_group_array(concurrency_key) AS keys FROM (
 )`;
 
 /**
- * The window of queue `@queue` for a claim of `@kinds` (JSON array): `read`, the rows of its first
- * `@window` due rows in claim order, and `takeable`, those with no key or a key not in `@full`.
+ * The window of queue `@queue` for a claim of `@kinds` (JSON array): `read`, its first `@window`
+ * due rows in claim order, whatever their kind; `kinded`, those of `@kinds`; and `takeable`, those
+ * of `@kinds` with no key or a key not in `@full`.
  */
 const SQLITE_KEYED_WINDOW = `
-SELECT count(*) AS read,
-       coalesce(sum(concurrency_key IS NULL OR concurrency_key NOT IN (SELECT value FROM json_each(@full))), 0) AS takeable
-  FROM (SELECT concurrency_key FROM nudge_jobs INDEXED BY nudge_jobs_queue_claimable
+SELECT count(*) AS read, coalesce(sum(mine), 0) AS kinded,
+       coalesce(sum(mine AND (concurrency_key IS NULL
+                              OR concurrency_key NOT IN (SELECT value FROM json_each(@full)))), 0) AS takeable
+  FROM (SELECT concurrency_key, kind IN (SELECT value FROM json_each(@kinds)) AS mine
+          FROM nudge_jobs INDEXED BY nudge_jobs_queue_claimable
          WHERE status = 'PENDING' AND queue = @queue AND run_at <= ${SQLITE_NOW}
-           AND kind IN (SELECT value FROM json_each(@kinds))
          ORDER BY ${CLAIM_ORDER} LIMIT @window)`;
 
 /**
  * The window of the other queues for a claim of `@kinds` (JSON array) of the queues `@served`
- * (JSON array, NULL for all): `read`, its first `@window` due rows in claim order, and
- * `takeable`, those of a queue neither in `@apart` (JSON array) nor paused.
+ * (JSON array, NULL for all): `read`, the first `@window` due rows in claim order, whatever their
+ * kind or queue, and `takeable`, those of `@kinds` in a served queue neither in `@apart` (JSON
+ * array) nor paused.
  */
 const SQLITE_OTHERS_WINDOW = `
 SELECT count(*) AS read,
-       coalesce(sum(queue NOT IN (SELECT value FROM json_each(@apart))
+       coalesce(sum(kind IN (SELECT value FROM json_each(@kinds))
+                    AND (@served IS NULL OR queue IN (SELECT value FROM json_each(@served)))
+                    AND queue NOT IN (SELECT value FROM json_each(@apart))
                     AND queue NOT IN (SELECT name FROM nudge_queues WHERE paused = 1)), 0) AS takeable
-  FROM (SELECT queue FROM nudge_jobs INDEXED BY nudge_jobs_claimable
+  FROM (SELECT queue, kind FROM nudge_jobs INDEXED BY nudge_jobs_claimable
          WHERE status = 'PENDING' AND run_at <= ${SQLITE_NOW}
-           AND +kind IN (SELECT value FROM json_each(@kinds))
-           AND (@served IS NULL OR queue IN (SELECT value FROM json_each(@served)))
          ORDER BY ${CLAIM_ORDER} LIMIT @window)`;
 
 /** The columns a candidate's inner select answers. */
@@ -123,7 +127,10 @@ export interface WindowProbes {
   keys(probe: { now: string | null; queue: string; keyLimit: number; kinds: string }): {
     full: string;
     byKey: boolean;
-    /** Its window holds due rows, none of which the claim may take: all of keys at the limit. */
+    /**
+     * Its window holds due rows of the claim's kinds, none of which the claim may take: all of
+     * keys at the limit.
+     */
     blocked: boolean;
   };
   /** Whether a claim of `kinds` reads the queues outside `apart` (JSON array) per queue. */
@@ -133,10 +140,11 @@ export interface WindowProbes {
 /** Prepares the {@link WindowProbes} on `db`. */
 export function prepareWindowProbes(db: Database.Database): WindowProbes {
   type Window = { read: number; takeable: number };
+  type KeyedWindow = Window & { kinded: number };
   const fullKeys = db.prepare<{ queue: string; keyLimit: number }, { keys: string }>(SQLITE_FULL_KEYS);
   const keyedWindow = db.prepare<
     { now: string | null; queue: string; kinds: string; full: string; window: number },
-    Window
+    KeyedWindow
   >(SQLITE_KEYED_WINDOW);
   const othersWindow = db.prepare<
     { now: string | null; kinds: string; served: string | null; apart: string; window: number },
@@ -153,7 +161,7 @@ export function prepareWindowProbes(db: Database.Database): WindowProbes {
       return {
         full,
         byKey: sparse(seen),
-        blocked: seen !== undefined && seen.read > 0 && seen.takeable === 0,
+        blocked: seen !== undefined && seen.kinded > 0 && seen.takeable === 0,
       };
     },
     othersByQueue: ({ now, kinds, served, apart }) =>

@@ -3,7 +3,7 @@ import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.
 import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
-import { prepareWindowProbes, sqliteKeyedByKey, sqliteOthersByQueue } from './sqlite-claim-windows.js';
+import { WINDOW, prepareWindowProbes, sqliteKeyedByKey, sqliteOthersByQueue } from './sqlite-claim-windows.js';
 import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
@@ -104,6 +104,8 @@ export function buildSqliteClaim(
         LIMIT ${gated(kinds, limit)}`,
     );
   const offered: string[] = [];
+  // The candidates of queues with a key limit: only their rows go through the key cut.
+  const keyedOffered: string[] = [];
   // Candidate selects per group: a group with several may read more than its limit in all.
   const candidates = groups.map(() => 0);
   groups.forEach((group, g) => {
@@ -150,17 +152,17 @@ export function buildSqliteClaim(
           gated(kinds, bind(most)),
           bind(Math.min(most, limit.keyConcurrency)),
         );
-        offered.push(select(g, inner));
+        keyedOffered.push(select(g, inner));
         candidates[g] = (candidates[g] ?? 0) + 1;
         continue;
       }
       const filter = `AND queue = ${queueParam} ${limit === undefined ? '' : groupQueues} ${keyFilter}`;
-      offered.push(candidate(g, kinds, filter, bind(most)));
+      (limit?.keyConcurrency == null ? offered : keyedOffered).push(candidate(g, kinds, filter, bind(most)));
       candidates[g] = (candidates[g] ?? 0) + 1;
     }
   });
   // No candidate at all (every queue with rows is limited and has no room): claim nothing.
-  if (offered.length === 0)
+  if (offered.length === 0 && keyedOffered.length === 0)
     offered.push(
       'SELECT NULL AS g, NULL AS id, NULL AS queue, NULL AS priority, NULL AS run_at, NULL AS concurrency_key WHERE 0',
     );
@@ -174,9 +176,11 @@ export function buildSqliteClaim(
   );
   const caps: Record<string, number> = Object.fromEntries(capEntries);
   for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
-  const queueCut = capEntries.length > 0 || limited.some((queue) => queue.room < total);
+  // A queue with no room has no candidate: no row of it to cut.
+  const queueCut = capEntries.length > 0 || limited.some((queue) => queue.room > 0 && queue.room < total);
   const { prefix, kept } = sqliteClaimCuts({
     offered,
+    keyedOffered,
     ...(Object.keys(keyLimits).length > 0 ? { keyCaps: bind(JSON.stringify(keyLimits)) } : {}),
     ...(queueCut ? { queueCaps: bind(JSON.stringify(caps)) } : {}),
     ...(candidates.some((n) => n > 1)
@@ -243,9 +247,19 @@ export function createSqliteClaim(
   const logStarts = db.prepare<{ now: string | null; name: string; started: number }>(SQLITE_LOG_STARTS);
   const pruneStarts = db.prepare<{ now: string | null; name: string }>(SQLITE_PRUNE_STARTS);
   const clockMs = db.prepare<{ now: string | null }, { ms: number }>(`SELECT ${SQLITE_NOW_MS} AS ms`);
-  type Probe = Database.Statement<{ now: string | null; queue: string; kinds: string }, { found: number }>;
+  type Probe = Database.Statement<
+    { now: string | null; queue: string; kinds: string; window: number },
+    { read: number; matched: number }
+  >;
   const duePending: Probe = db.prepare(SQLITE_DUE_PENDING);
   const dueKeyed: Probe = db.prepare(SQLITE_DUE_KEYED);
+  // Whether `queue`'s first due rows (of them, those with a key when `probe` is `dueKeyed`) hold
+  // one of `kinds`: `undefined` when a full window holds none (rows further on may).
+  const due = (probe: Probe, now: string | null, queue: string, kinds: string): boolean | undefined => {
+    const seen = probe.get({ now, queue, kinds, window: WINDOW });
+    if ((seen?.matched ?? 0) > 0) return true;
+    return (seen?.read ?? 0) < WINDOW ? false : undefined;
+  };
   const windows = prepareWindowProbes(db);
   const claim = db.transaction((input: ClaimInput): { rows: ClaimRow[]; limited?: LimitedClaim } => {
     const groups = input.groups.filter((group) => group.limit > 0 && group.kinds.length > 0);
@@ -261,8 +275,8 @@ export function createSqliteClaim(
     const kinds = JSON.stringify([...new Set(groups.flatMap((group) => group.kinds))]);
     const limited = limits.map((row): SqliteLimitedQueue => {
       if (skipped.has(row.name)) return { name: row.name, room: 0, keyConcurrency: null };
-      const keyed =
-        row.key_concurrency !== null && dueKeyed.get({ now, queue: row.name, kinds })?.found === 1;
+      // Unknown counts as keyed: the key filter is only skipped where no keyed row can be taken.
+      const keyed = row.key_concurrency !== null && due(dueKeyed, now, row.name, kinds) !== false;
       if (!keyed || row.key_concurrency === null)
         return { name: row.name, room: row.room, keyConcurrency: null };
       const keys = windows.keys({ now, queue: row.name, keyLimit: row.key_concurrency, kinds });
@@ -295,10 +309,10 @@ export function createSqliteClaim(
       pruneStarts.run({ now, name: row.name });
     }
     const jobs = rows.map(toClaimedJob);
-    // Held back: a group with room left still finds a due job of its kinds in the queue (the
-    // claimed rows are RUNNING by now, in this transaction). Asked only where a limit could have
-    // bound: the queue's room is used up (any due row), or it has a key limit (a due row with a
-    // key); otherwise the claim read every due row of the queue it could take.
+    // Held back: a group with room left still finds a due job of its kinds among the queue's first
+    // due rows (the claimed rows are RUNNING by now, in this transaction). Asked only where a limit
+    // could have bound: the queue's room is used up (any due row), or it has a key limit (a due row
+    // with a key); otherwise the claim read every due row of the queue it could take.
     const openKinds = JSON.stringify([
       ...new Set(
         groups
@@ -313,7 +327,8 @@ export function createSqliteClaim(
         const probe =
           rows.filter((job) => job.queue === queue.name).length >= queue.room ? duePending : dueKeyed;
         if (probe === dueKeyed && queue.keyConcurrency === null) return false;
-        return probe.get({ now, queue: queue.name, kinds: openKinds })?.found === 1;
+        // Held back only when found: a queue left unreported is offered again by the next claim.
+        return due(probe, now, queue.name, openKinds) === true;
       })
       .map((queue) => queue.name);
     // Held back: found so above, or (a claim that filled its groups asks nothing) nothing of it

@@ -72,24 +72,25 @@ SELECT EXISTS (
 ) AS found`;
 
 /**
- * Whether queue `@queue` has a due pending row of one of `@kinds` (a JSON array): one probe of the
- * `nudge_jobs_queue_claimable` index in claim order. Answers `found` 1 or 0.
+ * The first `@window` due pending rows of queue `@queue` in claim order, whatever their kind (a
+ * walk of `nudge_jobs_queue_claimable`): `read`, how many there are, and `matched`, those of one of
+ * `@kinds` (a JSON array). Bounded: a search for a kind alone would read every row of the queue
+ * when none is of that kind (100,000 of a busy key took 11 ms a claim).
  */
 export const SQLITE_DUE_PENDING = `
-SELECT EXISTS (
-  SELECT 1 FROM nudge_jobs
-   WHERE status = 'PENDING' AND queue = @queue AND run_at <= ${SQLITE_NOW}
-     AND kind IN (SELECT value FROM json_each(@kinds))
-) AS found`;
+SELECT count(*) AS read, coalesce(sum(kind IN (SELECT value FROM json_each(@kinds))), 0) AS matched
+  FROM (SELECT kind FROM nudge_jobs INDEXED BY nudge_jobs_queue_claimable
+         WHERE status = 'PENDING' AND queue = @queue AND run_at <= ${SQLITE_NOW}
+         LIMIT @window)`;
 
 /**
- * Whether queue `@queue` has a due pending row with a concurrency key, of one of `@kinds` (a JSON
- * array): a walk of `nudge_jobs_key_claimable` (migration 0018), which holds only such rows.
- * Answers `found` 1 or 0.
+ * As {@link SQLITE_DUE_PENDING}, for the due pending rows of queue `@queue` that have a
+ * concurrency key: the first `@window` of `nudge_jobs_key_claimable` (migration 0018), which holds
+ * only such rows.
  */
 export const SQLITE_DUE_KEYED = `
-SELECT EXISTS (
-  SELECT 1 FROM nudge_jobs INDEXED BY nudge_jobs_key_claimable
-   WHERE status = 'PENDING' AND concurrency_key IS NOT NULL AND queue = @queue AND run_at <= ${SQLITE_NOW}
-     AND kind IN (SELECT value FROM json_each(@kinds))
-) AS found`;
+SELECT count(*) AS read, coalesce(sum(kind IN (SELECT value FROM json_each(@kinds))), 0) AS matched
+  FROM (SELECT kind FROM nudge_jobs INDEXED BY nudge_jobs_key_claimable
+         WHERE status = 'PENDING' AND concurrency_key IS NOT NULL AND queue = @queue
+           AND run_at <= ${SQLITE_NOW}
+         LIMIT @window)`;
