@@ -8,6 +8,13 @@ import type { EmitEngineEvent } from './engine-events.js';
 /** How long after a full rate window opens, by the claim's count, the next claim runs, in ms. */
 const RATE_WINDOW_MARGIN_MS = 5;
 
+/**
+ * How soon after outcomes of other queues a claim looks again at the limited queues the last one
+ * found held back, in ms: their room may have come back on another instance. Outcomes of their
+ * own jobs claim at once.
+ */
+export const LIMITED_RECHECK_MS = 100;
+
 /** Claim passes in flight at once. */
 const CLAIMS_IN_FLIGHT = 2;
 
@@ -76,12 +83,14 @@ export class Claimer {
   #running = false;
   /**
    * Queues whose cluster-wide limits held back due jobs in the last claim: their room comes back
-   * when a job of theirs ends anywhere, which only the database knows, so claim again after each
-   * written outcome while there are any.
+   * when a job of theirs ends anywhere, which only the database knows, so claim again after
+   * written outcomes while there are any (see {@link outcomesWritten}).
    */
-  #limitedQueues: readonly string[] = [];
+  #limitedQueues: ReadonlySet<string> = new Set();
   /** Claims again when a full rate window of a limited queue lets the next job start. */
   readonly #rateWindow = new EarliestTimer(() => this.request());
+  /** Claims again a little after outcomes of other queues than the held-back ones. */
+  readonly #elsewhere = new EarliestTimer(() => this.request());
 
   constructor(options: ClaimerOptions) {
     this.#options = options;
@@ -115,6 +124,7 @@ export class Claimer {
     this.#running = false;
     this.#trigger.cancelDeferred();
     this.#rateWindow.cancel();
+    this.#elsewhere.cancel();
   }
 
   /** Resolves when no pass is running or waiting out the claim cooldown. */
@@ -156,13 +166,26 @@ export class Claimer {
     }
   }
 
-  /** Outcomes were written: a limited queue the last claim saw may have room again. */
-  outcomesWritten(): void {
-    if (this.#limitedQueues.length > 0) this.request();
+  /**
+   * Outcomes of jobs of `queues` were written: a limited queue the last claim saw held back has
+   * room again when one of them is its own (claim at once), and may have it when a job of its
+   * ended on another instance, which only the database knows (claim within
+   * {@link LIMITED_RECHECK_MS}: at once after every outcome, a busy key cost a drain beside it a
+   * claim per outcome batch).
+   */
+  outcomesWritten(queues: ReadonlySet<string>): void {
+    if (this.#limitedQueues.size === 0) return;
+    for (const queue of queues) {
+      if (this.#limitedQueues.has(queue)) {
+        this.request();
+        return;
+      }
+    }
+    this.#elsewhere.within(LIMITED_RECHECK_MS);
   }
 
   #onLimited(limited: LimitedClaim): void {
-    this.#limitedQueues = limited.queues;
+    this.#limitedQueues = new Set(limited.queues);
     if (limited.queues.length > 0) this.#options.emit('claim:held-back', { queues: limited.queues });
     // A little after the window opens: the database clock decides, and it may run behind ours.
     if (limited.retryInMs !== undefined) this.#rateWindow.within(limited.retryInMs + RATE_WINDOW_MARGIN_MS);

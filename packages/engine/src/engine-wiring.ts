@@ -78,9 +78,9 @@ export function wireEngine(
     store,
     logger,
     emit,
-    onWritten: (leases) => {
+    onWritten: (leases, queues) => {
       executor.written(leases);
-      claimer.outcomesWritten();
+      claimer.outcomesWritten(queues);
     },
   });
   const progress = new ProgressWriter({ store, logger, emit, intervalMs: options.progressIntervalMs });

@@ -19,8 +19,11 @@ export interface OutcomeWriterOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly emit: EmitEngineEvent;
-  /** Called with the leases whose outcome is settled in the database (written or fenced out). */
-  readonly onWritten: (leases: readonly JobLease[]) => void;
+  /**
+   * Called with the leases whose outcome is settled in the database (written or fenced out), and
+   * the queues of their jobs.
+   */
+  readonly onWritten: (leases: readonly JobLease[], queues: ReadonlySet<string>) => void;
   /** Most outcomes in one statement. @defaultValue 1000 */
   readonly maxBatch?: number;
   /** First wait after a failed write, in ms; doubles on each failure in a row. @defaultValue 100 */
@@ -174,7 +177,7 @@ export class OutcomeWriter {
         this.#reportFailure(error, type, unwritten.length);
         return false;
       }
-      this.#options.onWritten(inputs);
+      this.#options.onWritten(inputs, new Set(inputs.map((input) => labels.get(input.id)?.queue ?? '')));
     }
     if (this.#failuresInARow > 0) {
       this.#options.logger.info({ failures: this.#failuresInARow }, 'writing job outcomes works again');

@@ -110,4 +110,41 @@ describeEngine('engine: cluster-wide queue limits', (t) => {
       'the waiting job to start within the short poll',
     );
   });
+
+  it('an outcome of another queue looks again at a held-back queue soon after, without a poll', async () => {
+    const events = join(t.scratch.dir, 'events-elsewhere');
+    writeFileSync(events, '');
+    await t.store.setQueueLimits('partner', { concurrency: 1 });
+    const [held, waiting] = await t.store.enqueueMany([
+      { kind: 'noop', queue: 'partner' },
+      { kind: 'noop', queue: 'partner' },
+    ]);
+    assert.ok(held && waiting);
+    const [other] = await t.store.claim({
+      workerId: 'elsewhere',
+      leaseMs: 60_000,
+      groups: [{ kinds: ['noop'], limit: 1 }],
+    });
+    assert.equal(other?.id, held.id);
+    const engine = await t.engine(NO_POLLS);
+    const started = new Set<number>();
+    engine.on('job:started', ({ job }) => started.add(job.id));
+    engine.start();
+    // A job of another queue runs here while the other instance's job of `partner` ends there.
+    const [busy] = await t.store.enqueueMany([
+      { kind: 'overlap', queue: 'other', payload: { events, ms: 300 } },
+    ]);
+    assert.ok(busy);
+    engine.requestClaim();
+    await waitUntil(() => (started.has(busy.id) ? true : undefined), 5_000, 10, 'the other job to start');
+    await t.store.complete([{ id: other.id, version: other.version, resultJson: null }]);
+    // On PostgreSQL nothing announces that end; polls are an hour apart. This instance's own
+    // outcome of the other queue's job makes it look again.
+    await waitUntil(
+      () => (started.has(waiting.id) ? true : undefined),
+      5_000,
+      10,
+      'the waiting job of partner to start after the other job ends',
+    );
+  });
 });
