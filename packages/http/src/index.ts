@@ -61,3 +61,4 @@ export { LabelValues, OTHER_LABEL } from './label-values.js';
 export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';
 export { queueViewSchema, toQueueView, type QueueView } from './queue-routes.js';
 export { DEFAULT_NAME_PAGE_LIMIT, MAX_NAME_PAGE_LIMIT } from './name-page-query.js';
+export { StatsSnapshots, STATS_REUSE_FACTOR, STATS_REUSE_FROM_MS } from './stats-snapshot.js';

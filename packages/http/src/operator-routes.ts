@@ -12,6 +12,7 @@ import { errorBodySchema } from './error-body.js';
 import { instanceViewSchema, toInstanceView } from './instance-view.js';
 import { namePageLimit, namePageLimitSchema } from './name-page-query.js';
 import { decodeStatsCursor, encodeStatsCursor, FIRST_STATS_PAGE } from './stats-cursor.js';
+import { StatsSnapshots } from './stats-snapshot.js';
 
 const statusCountsSchema = Type.Object(
   Object.fromEntries(JOB_STATUSES.map((status) => [status, Type.Integer()])) as Record<
@@ -126,8 +127,9 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   instance deletes it (10 leases after its last heartbeat).
  * - `GET /stats`: {@link Store.stats}: counts by status, the oldest pending age, the last hour's
  *   failure rate, the live instances, and a page of the counts by kind and by queue (`limit` of
- *   each, default 100, at most 500, `0` for none; `cursor` for the next). It reads the whole jobs
- *   table: poll it every few seconds at most.
+ *   each, default 100, at most 500, `0` for none; `cursor` for the next). Counting reads the
+ *   whole jobs table; once a count takes 100 ms or more, pages come from one whole count for up to
+ *   ten times its counting time (see {@link StatsSnapshots}), and `at` says when it was read.
  * - `GET /schedules`: every recurring schedule an instance has registered, by name, with its
  *   last and next tick.
  */
@@ -135,6 +137,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<{
   store: Store;
   instanceLiveWithinMs: number;
 }> = async (app, { store, instanceLiveWithinMs }) => {
+  const snapshots = new StatsSnapshots(store, instanceLiveWithinMs);
   app.get(
     '/instances',
     {
@@ -160,7 +163,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<{
         request.query.cursor === undefined ? FIRST_STATS_PAGE : decodeStatsCursor(request.query.cursor);
       const kinds = namePage(cursor.kind, limit);
       const queues = namePage(cursor.queue, limit);
-      const stats = await store.stats({ instanceLiveWithinMs, kinds: kinds.page, queues: queues.page });
+      const stats = await snapshots.page(kinds.page, queues.page);
       const next = encodeStatsCursor(
         kinds.next(Object.keys(stats.byKind)),
         queues.next(Object.keys(stats.byQueue)),
