@@ -83,6 +83,12 @@ export const cancelJobsBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The count of jobs a bulk command left as they were because the database refused their row. */
+const isolated = Type.Integer({
+  description:
+    'Jobs the database refused, each for a reason of its own row (a constraint, a trigger): left as they were, with `lastError` saying why; `nudge_isolated_writes_total` counts them.',
+});
+
 const date = (text: string | undefined): Date | undefined =>
   text === undefined ? undefined : new Date(text);
 
@@ -93,13 +99,16 @@ const date = (text: string | undefined): Date | undefined =>
  *
  * - `POST /jobs/retry` with `{ status: 'FAILED' | 'CANCELLED', kind?, queue?, finishedAfter?,
  *   finishedBefore?, limit? }`: those jobs that finished before the request become `PENDING`
- *   with fresh attempts, as `POST /jobs/:id/retry` does. Answers `200 { retried }`.
+ *   with fresh attempts, as `POST /jobs/:id/retry` does. Answers `200 { retried, isolated }`.
  * - `POST /jobs/cancel` with `{ status?, kind?, queue?, createdAfter?, createdBefore?, limit? }`
  *   (`status`: one or a list of the statuses a job can be cancelled from; all of them when
  *   omitted, so `{}` cancels every unfinished job): those jobs that existed when the request came
  *   become `CANCELLED`, as `POST /jobs/:id/cancel` does (a running attempt is aborted through
  *   `ctx.signal`: at once on this instance, within one heartbeat on another). Answers
- *   `200 { cancelled }`.
+ *   `200 { cancelled, isolated }`.
+ *
+ * `isolated` counts the jobs the database refused for a reason of their own row, left as they
+ * were (see `Store.onIsolatedWrite`).
  *
  * Time bounds are half-open: `…After` inclusive, `…Before` exclusive. A body that does not match
  * (a status the command does not apply to, a limit below 1, an empty time range) answers
@@ -115,7 +124,7 @@ export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngi
       schema: {
         body: retryJobsBodySchema,
         response: {
-          200: Type.Object({ retried: Type.Integer({ description: 'Jobs retried.' }) }),
+          200: Type.Object({ retried: Type.Integer({ description: 'Jobs retried.' }), isolated }),
           ...errors,
         },
       },
@@ -130,7 +139,7 @@ export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngi
         finishedBefore: date(body.finishedBefore),
         limit: body.limit,
       });
-      return { retried: result.changed };
+      return { retried: result.changed, isolated: result.isolated };
     },
   );
   app.post(
@@ -139,7 +148,7 @@ export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngi
       schema: {
         body: cancelJobsBodySchema,
         response: {
-          200: Type.Object({ cancelled: Type.Integer({ description: 'Jobs cancelled.' }) }),
+          200: Type.Object({ cancelled: Type.Integer({ description: 'Jobs cancelled.' }), isolated }),
           ...errors,
         },
       },
@@ -154,7 +163,7 @@ export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngi
         createdBefore: date(body.createdBefore),
         limit: body.limit,
       });
-      return { cancelled: result.changed };
+      return { cancelled: result.changed, isolated: result.isolated };
     },
   );
 };

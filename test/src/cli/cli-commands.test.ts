@@ -206,9 +206,11 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(jsonOf(await nudge('retry', '--status', 'CANCELLED', '--queue', 'bulkq', '--json')), {
         retried: 1,
+        isolated: 0,
       });
       assert.deepEqual(jsonOf(await nudge('cancel', '--queue', 'bulkq', '--limit', '2', '--json')), {
         cancelled: 2,
+        isolated: 0,
       });
       assert.equal((await store.listJobs({ queue: 'bulkq', status: 'PENDING', limit: 10 })).length, 1);
       // The later cases count the jobs and queues of the cases before this one.

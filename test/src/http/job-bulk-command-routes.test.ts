@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS } from '@nudge/test-databases';
+import { DIALECTS, installPoisonRows } from '@nudge/test-databases';
 import { createTestApp, jsonBody, type TestApp } from './test-app.js';
 
 for (const dialect of DIALECTS) {
@@ -28,13 +28,13 @@ for (const dialect of DIALECTS) {
         { kind: 'echo', queue: 'other' },
       ]);
       const cancelled = await post('/jobs/cancel', { queue: 'bulk' });
-      assert.deepEqual(cancelled, { status: 200, body: { cancelled: 3 } });
+      assert.deepEqual(cancelled, { status: 200, body: { cancelled: 3, isolated: 0 } });
       assert.deepEqual(await post('/jobs/cancel', { queue: 'bulk' }), {
         status: 200,
-        body: { cancelled: 0 },
+        body: { cancelled: 0, isolated: 0 },
       });
       const retried = await post('/jobs/retry', { status: 'CANCELLED', kind: 'echo', queue: 'bulk' });
-      assert.deepEqual(retried, { status: 200, body: { retried: 2 } });
+      assert.deepEqual(retried, { status: 200, body: { retried: 2, isolated: 0 } });
       const pending = await t.store.listJobs({ status: 'PENDING', queue: 'bulk', limit: 10 });
       assert.deepEqual(
         pending.map((job) => [job.kind, job.attempts]),
@@ -43,6 +43,22 @@ for (const dialect of DIALECTS) {
           ['echo', 0],
         ],
       );
+    });
+
+    it('answers how many jobs the database refused, and changes the others', async () => {
+      const jobs = await t.store.enqueueMany([0, 1, 2].map(() => ({ kind: 'echo', queue: 'refusing' })));
+      const poison = await installPoisonRows(t.db);
+      await poison.poison(jobs[1]!.id);
+      assert.deepEqual(await post('/jobs/cancel', { queue: 'refusing' }), {
+        status: 200,
+        body: { cancelled: 2, isolated: 1 },
+      });
+      assert.equal((await t.store.getJob(jobs[1]!.id))?.status, 'PENDING');
+      await poison.poison(jobs[0]!.id);
+      assert.deepEqual(await post('/jobs/retry', { status: 'CANCELLED', queue: 'refusing' }), {
+        status: 200,
+        body: { retried: 1, isolated: 1 },
+      });
     });
 
     it('takes one status or a list, a limit, and created-time bounds', async () => {
@@ -54,13 +70,16 @@ for (const dialect of DIALECTS) {
       ]);
       assert.deepEqual((await post('/jobs/cancel', { queue: 'q', status: 'SCHEDULED' })).body, {
         cancelled: 1,
+        isolated: 0,
       });
       const future = new Date(now.getTime() + 60_000).toISOString();
       assert.deepEqual((await post('/jobs/cancel', { queue: 'q', createdAfter: future })).body, {
         cancelled: 0,
+        isolated: 0,
       });
       assert.deepEqual((await post('/jobs/cancel', { queue: 'q', status: ['PENDING'], limit: 1 })).body, {
         cancelled: 1,
+        isolated: 0,
       });
       assert.equal((await t.store.listJobs({ status: 'PENDING', queue: 'q', limit: 10 })).length, 1);
     });

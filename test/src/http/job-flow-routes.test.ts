@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
         payload: { status: 'CANCELLED', kind: 'echo' },
       });
       assert.equal(retry.statusCode, 200, retry.body);
-      assert.deepEqual(jsonBody(retry), { retried: CHAIN });
+      assert.deepEqual(jsonBody(retry), { retried: CHAIN, isolated: 0 });
       const counts = await t.store.countByStatus();
       assert.deepEqual([counts.PENDING, counts.WAITING], [1, CHAIN - 1]);
       const second = jsonBody(await t.app.inject({ method: 'GET', url: `/jobs/${ids[1]}` }));

@@ -50,7 +50,7 @@ export function cancelCommand(program: Command): void {
     .option('--created-after <date-time>', 'only jobs created at or after this time', parseDateTime)
     .option('--created-before <date-time>', 'only jobs created before this time', parseDateTime)
     .option('--limit <n>', 'cancel at most this many jobs', wholeNumber(1, Number.MAX_SAFE_INTEGER))
-    .option('--json', 'print {"cancelled": n} as POST /jobs/cancel answers')
+    .option('--json', 'print {"cancelled": n, "isolated": n} as POST /jobs/cancel answers')
     .action(async (id: number | undefined, options: CancelOptions) => {
       const given = givenFilters({ ...options }, FILTERS);
       const asked = bulkCommandForm('cancel', id, given, '--queue emails');
@@ -64,7 +64,7 @@ export function cancelCommand(program: Command): void {
             createdBefore: options.createdBefore,
             limit: options.limit,
           });
-          if (options.json) return printJson({ cancelled: result.changed });
+          if (options.json) return printJson({ cancelled: result.changed, isolated: result.isolated });
           const running = result.running.length;
           printLine(
             `cancelled ${plural(result.changed, 'job')}${running > 0 ? `; ${running} of them running: their instances abort the attempts at their next heartbeat` : ''}`,

@@ -39,7 +39,7 @@ export function retryCommand(program: Command): void {
     .option('--finished-after <date-time>', 'only jobs finished at or after this time', parseDateTime)
     .option('--finished-before <date-time>', 'only jobs finished before this time', parseDateTime)
     .option('--limit <n>', 'retry at most this many jobs', wholeNumber(1, Number.MAX_SAFE_INTEGER))
-    .option('--json', 'print {"retried": n} as POST /jobs/retry answers')
+    .option('--json', 'print {"retried": n, "isolated": n} as POST /jobs/retry answers')
     .action(async (id: number | undefined, options: RetryOptions) => {
       const given = givenFilters({ ...options }, FILTERS);
       const asked = bulkCommandForm('retry', id, given, '--status FAILED --kind sendEmail');
@@ -70,7 +70,7 @@ export function retryCommand(program: Command): void {
           finishedBefore: options.finishedBefore,
           limit: options.limit,
         });
-        if (options.json) return printJson({ retried: result.changed });
+        if (options.json) return printJson({ retried: result.changed, isolated: result.isolated });
         printLine(
           `retried ${plural(result.changed, 'job')}${result.changed > 0 ? '; a running service claims them within one poll interval' : ''}`,
         );
