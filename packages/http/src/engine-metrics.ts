@@ -149,14 +149,30 @@ export function registerEngineMetrics({ registry, engine, labels, counter, on }:
     const counter = command === 'cancel' ? cancelled : retriedByCommand;
     for (const { kind, queue, changed } of groups) counter.of(kind, queue).inc(changed);
   });
+  // The label sets `recovered` has series for, so that a kind or queue that loses its series at a
+  // ranking loses them here too.
+  const recoveredSeries = new Map<string, { kind: string; queue: string; outcome: string }>();
+  const dropRecovered = (label: 'kind' | 'queue') => (values: ReadonlySet<string>) => {
+    for (const [key, series] of recoveredSeries) {
+      if (!values.has(series[label])) continue;
+      recovered.remove(series);
+      recoveredSeries.delete(key);
+    }
+  };
+  labels.kinds.onDemoted(dropRecovered('kind'));
+  labels.queues.onDemoted(dropRecovered('queue'));
   on('sweep:done', ({ recovered: jobs }) => {
     sweeps.inc();
     for (const { kind, queue, failed: lost } of jobs) {
-      recovered.inc({
+      labels.kinds.seen(kind);
+      labels.queues.seen(queue);
+      const series = {
         kind: labels.kinds.of(kind),
         queue: labels.queues.of(queue),
         outcome: lost ? 'failed' : 'requeued',
-      });
+      };
+      recoveredSeries.set(JSON.stringify(series), series);
+      recovered.inc(series);
     }
   });
   on('prune:done', ({ byStatus }) => {

@@ -57,7 +57,7 @@ export {
   type NudgeMetricsOptions,
   type MetricsEngine,
 } from './nudge-metrics.js';
-export { LabelValues, OTHER_LABEL } from './label-values.js';
+export { LABEL_RERANK_MS, LabelValues, OTHER_LABEL } from './label-values.js';
 export { JobStatusCounts, DEFAULT_STATUS_COUNT_MAX_AGE_MS } from './job-status-counts.js';
 export { queueViewSchema, toQueueView, type QueueView } from './queue-routes.js';
 export { DEFAULT_NAME_PAGE_LIMIT, MAX_NAME_PAGE_LIMIT } from './name-page-query.js';

@@ -17,7 +17,8 @@ export interface KindQueueLabels {
  * The children of a metric by kind, then queue, kept once looked up: counting a job is two map
  * reads and an increment, with no label object or series key built per job (prom-client builds
  * both on every `inc({kind, queue})`). A kind or queue past its {@link LabelValues} cap is counted
- * as `(other)`, so the children, and the series a scrape writes, are bounded.
+ * as `(other)`, so the children, and the series a scrape writes, are bounded; one that loses its
+ * series at a ranking has its series removed.
  */
 export class KindQueueSeries<M extends KindQueueMetric> {
   readonly #metric: M;
@@ -27,10 +28,26 @@ export class KindQueueSeries<M extends KindQueueMetric> {
   constructor(metric: M, labels: KindQueueLabels) {
     this.#metric = metric;
     this.#labels = labels;
+    // A value that lost its series at a ranking: its children go, and it is looked up again.
+    labels.kinds.onDemoted((kinds) => {
+      for (const kind of kinds) {
+        for (const queue of this.#children.get(kind)?.keys() ?? []) this.#metric.remove(kind, queue);
+        this.#children.delete(kind);
+      }
+    });
+    labels.queues.onDemoted((queues) => {
+      for (const [kind, byQueue] of this.#children) {
+        for (const queue of queues) {
+          if (byQueue.delete(queue)) this.#metric.remove(kind, queue);
+        }
+      }
+    });
   }
 
   /** The series of `kind` and `queue`, or of `(other)` in place of either past its cap. */
   of(kind: string, queue: string): ChildOf<M> {
+    this.#labels.kinds.seen(kind);
+    this.#labels.queues.seen(queue);
     // Only admitted values are keys, so a flood of names past the cap adds nothing here.
     const known = this.#children.get(kind)?.get(queue);
     if (known !== undefined) return known;

@@ -5,7 +5,7 @@ import { ISOLATED_WRITE_OPERATIONS, type EnqueuedJob, type Store } from '@nudge/
 import { DEFAULT_STATUS_COUNT_MAX_AGE_MS, JobStatusCounts } from './job-status-counts.js';
 import { registerEngineMetrics } from './engine-metrics.js';
 import { KindQueueSeries, type KindQueueLabels } from './kind-queue-series.js';
-import { LabelValues } from './label-values.js';
+import { LABEL_RERANK_MS, LabelValues } from './label-values.js';
 import { RecordedQueuePins } from './recorded-queue-pins.js';
 
 /**
@@ -45,11 +45,14 @@ export interface NudgeMetricsOptions {
    */
   readonly queues?: readonly string[];
   /**
-   * Most other queues with series of their own, the first counted; jobs of any further queue are
+   * Most other queues with series of their own: the first counted, then, at a scrape at most every
+   * {@link LABEL_RERANK_MS}, the busiest since the last ranking; jobs of any further queue are
    * counted under `queue="(other)"`. Bounds the series of every `kind`/`queue` metric.
    * @defaultValue {@link DEFAULT_METRICS_MAX_QUEUES} (100)
    */
   readonly maxQueueLabels?: number;
+  /** A steady clock in ms, for the ranking's interval (tests pass their own). @defaultValue performance.now */
+  readonly clock?: () => number;
   /**
    * Most kinds, besides the engine's own, with series of their own; further kinds are counted
    * under `kind="(other)"`.
@@ -68,8 +71,8 @@ const KIND_QUEUE = ['kind', 'queue'] as const;
  * and Node's process metrics. `docs/metrics.md` lists every metric.
  *
  * Series by `kind` and `queue` are bounded: the configured and recorded queues and the engine's
- * kinds have their own, then the first `maxQueueLabels` queues and `maxKindLabels` kinds counted;
- * every further name is counted as `(other)`, so no number of queue names grows a scrape past
+ * kinds have their own, then `maxQueueLabels` queues and `maxKindLabels` kinds: the first counted,
+ * then the busiest of each ranking window; every further name is counted as `(other)`, so no number of queue names grows a scrape past
  * `(kinds + 1) × (queues + 1)` series per metric.
  *
  * @example
@@ -88,6 +91,10 @@ export class NudgeMetrics {
   readonly #storeCallSeries = new Map<string, Counter.Internal>();
   readonly #detach: Array<() => void> = [];
   readonly #recordedQueues: RecordedQueuePins | undefined;
+  readonly #labels: KindQueueLabels;
+  readonly #clock: () => number;
+  /** When the labels were last ranked, on {@link NudgeMetricsOptions.clock}. */
+  #rankedAt: number;
 
   /**
    * @throws RangeError when `statusCountMaxAgeMs` is negative, or `maxQueueLabels` or
@@ -95,6 +102,8 @@ export class NudgeMetrics {
    */
   constructor(options: NudgeMetricsOptions) {
     const registers = [this.registry];
+    this.#clock = options.clock ?? (() => performance.now());
+    this.#rankedAt = this.#clock();
     const labels: KindQueueLabels = {
       kinds: new LabelValues(options.maxKindLabels ?? DEFAULT_METRICS_MAX_KINDS, options.engine?.kinds),
       queues: new LabelValues(
@@ -102,6 +111,7 @@ export class NudgeMetrics {
         (options.queues ?? []).filter((name) => name !== '*'),
       ),
     };
+    this.#labels = labels;
     const counter = (name: string, help: string) =>
       new KindQueueSeries(new Counter({ name, help, labelNames: KIND_QUEUE, registers }), labels);
     this.#enqueued = counter('nudge_jobs_enqueued_total', "Jobs created through this instance's HTTP API.");
@@ -182,9 +192,19 @@ export class NudgeMetrics {
     this.#nudges.inc();
   }
 
-  /** The metrics in Prometheus' text format, after pinning the queues recorded since the last read. */
+  /**
+   * The metrics in Prometheus' text format, after pinning the queues recorded since the last read
+   * and, at most every {@link LABEL_RERANK_MS}, choosing again the kinds and queues with series of
+   * their own from the busiest.
+   */
   async scrape(): Promise<string> {
     await this.#recordedQueues?.refresh();
+    const now = this.#clock();
+    if (now - this.#rankedAt >= LABEL_RERANK_MS) {
+      this.#rankedAt = now;
+      this.#labels.kinds.rerank();
+      this.#labels.queues.rerank();
+    }
     return this.registry.metrics();
   }
 

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import {
   createHttpApp,
   DEFAULT_METRICS_MAX_QUEUES,
+  LABEL_RERANK_MS,
   NudgeMetrics,
   nudgeRoutes,
   OTHER_LABEL,
@@ -97,6 +98,53 @@ for (const dialect of DIALECTS) {
       } finally {
         metrics.close();
         await app.close();
+      }
+    });
+
+    it('gives the busiest queues the series at a ranking: a busy queue past the cap gains one, an idle one loses it', async () => {
+      const engine = new FakeEngine();
+      let nowMs = 0;
+      const metrics = new NudgeMetrics({
+        store,
+        engine: engine as never,
+        maxQueueLabels: 2,
+        statusCountMaxAgeMs: 0,
+        processMetrics: false,
+        clock: () => nowMs,
+      });
+      try {
+        const succeeded = async () => {
+          const text = parsePrometheusText(await metrics.scrape());
+          return new Map(
+            text.samples
+              .filter((s) => s.name === 'nudge_jobs_succeeded_total')
+              .map((s) => [s.labels.queue ?? '', s.value]),
+          );
+        };
+        let id = 0;
+        const run = (queue: string, times: number) => {
+          for (let n = 0; n < times; n += 1) engine.ran((id += 1), queue);
+        };
+        run('first', 1);
+        run('second', 1);
+        run('busy', 50);
+        assert.deepEqual(await succeeded(), new Map([['first', 1], ['second', 1], [OTHER_LABEL, 50]]));
+        // The window ends: `busy` was the busiest, `second` as busy as `first`, which had it first.
+        run('second', 1);
+        nowMs += LABEL_RERANK_MS;
+        assert.deepEqual(await succeeded(), new Map([['second', 2], [OTHER_LABEL, 50]]), 'ranked');
+        run('busy', 3);
+        run('first', 1);
+        assert.deepEqual(
+          await succeeded(),
+          new Map([['second', 2], ['busy', 3], [OTHER_LABEL, 51]]),
+          'busy counts from zero under its own label; first now counts as (other)',
+        );
+        nowMs += LABEL_RERANK_MS - 1;
+        run('first', 10);
+        assert.ok((await succeeded()).has('second'), 'no ranking before the interval has passed');
+      } finally {
+        metrics.close();
       }
     });
   });
