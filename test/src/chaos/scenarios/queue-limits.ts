@@ -13,6 +13,15 @@ const RATE = { limit: 25, intervalMs: 1_000 };
 const KEYS = 8;
 const LEASE_MS = 2_000;
 
+/** How many of the queue's jobs have finished. */
+async function finishedJobs(cluster: ChaosCluster): Promise<number> {
+  const [row] = await rawQuery<{ n: number | string }>(
+    cluster.db,
+    `SELECT count(*) AS n FROM nudge_jobs WHERE queue = '${QUEUE}' AND finished_at IS NOT NULL`,
+  );
+  return Number(row?.n ?? 0);
+}
+
 /**
  * Whether instance `name` has a job of the database RUNNING and every such job is running in its
  * handler (the ledger shows the attempt started and not ended).
@@ -77,7 +86,12 @@ export const queueLimits: Scenario = {
         await delay(runMs / 4);
         await cluster.kill('a');
         await cluster.start('a');
-        await delay(runMs / 4);
+        // Until a quarter of the run more has passed, or half the jobs have finished: a slow
+        // restart must not leave the stop below with no job of the queue left to find.
+        for (let waited = 0; waited < runMs / 4; waited += 50) {
+          if ((await finishedJobs(cluster)) >= count / 2) break;
+          await delay(50);
+        }
         // Stop the first instance found with one of the queue's jobs running in its handler and no
         // job it claimed waiting to start: the duplicates check explains a re-run by a fault after
         // the earlier attempt's start, and a job claimed but not started before the stop would
