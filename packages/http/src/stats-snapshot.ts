@@ -1,4 +1,10 @@
-import { compareCodePoints, type NamePage, type StatusCounts, type Store, type StoreStats } from '@nudge/store';
+import {
+  compareCodePoints,
+  type NamePage,
+  type StatusCounts,
+  type Store,
+  type StoreStats,
+} from '@nudge/store';
 
 /**
  * Counting that took less than this, in ms, is not reused: each `GET /stats` counts afresh, as
@@ -63,7 +69,11 @@ export class StatsSnapshots {
     }
     if (this.#lastTookMs >= STATS_REUSE_FROM_MS) return cut(await this.#countAll(), kinds, queues);
     const started = this.#clock();
-    const stats = await this.#store.stats({ instanceLiveWithinMs: this.#instanceLiveWithinMs, kinds, queues });
+    const stats = await this.#store.stats({
+      instanceLiveWithinMs: this.#instanceLiveWithinMs,
+      kinds,
+      queues,
+    });
     this.#lastTookMs = this.#clock() - started;
     return stats;
   }

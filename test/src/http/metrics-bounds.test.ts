@@ -128,16 +128,34 @@ for (const dialect of DIALECTS) {
         run('first', 1);
         run('second', 1);
         run('busy', 50);
-        assert.deepEqual(await succeeded(), new Map([['first', 1], ['second', 1], [OTHER_LABEL, 50]]));
+        assert.deepEqual(
+          await succeeded(),
+          new Map([
+            ['first', 1],
+            ['second', 1],
+            [OTHER_LABEL, 50],
+          ]),
+        );
         // The window ends: `busy` was the busiest, `second` as busy as `first`, which had it first.
         run('second', 1);
         nowMs += LABEL_RERANK_MS;
-        assert.deepEqual(await succeeded(), new Map([['second', 2], [OTHER_LABEL, 50]]), 'ranked');
+        assert.deepEqual(
+          await succeeded(),
+          new Map([
+            ['second', 2],
+            [OTHER_LABEL, 50],
+          ]),
+          'ranked',
+        );
         run('busy', 3);
         run('first', 1);
         assert.deepEqual(
           await succeeded(),
-          new Map([['second', 2], ['busy', 3], [OTHER_LABEL, 51]]),
+          new Map([
+            ['second', 2],
+            ['busy', 3],
+            [OTHER_LABEL, 51],
+          ]),
           'busy counts from zero under its own label; first now counts as (other)',
         );
         nowMs += LABEL_RERANK_MS - 1;

@@ -3,7 +3,12 @@ import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.
 import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
-import { WINDOW, prepareWindowProbes, sqliteKeyedByKey, sqliteOthersByQueue } from './sqlite-claim-windows.js';
+import {
+  WINDOW,
+  prepareWindowProbes,
+  sqliteKeyedByKey,
+  sqliteOthersByQueue,
+} from './sqlite-claim-windows.js';
 import {
   SQLITE_LIMITS,
   SQLITE_LOG_STARTS,
