@@ -316,8 +316,8 @@ export function createSqliteClaim(
       pruneStarts.run({ now, name: row.name });
     }
     const jobs = rows.map(toClaimedJob);
-    // Held back: a group with room left still finds a due job of its kinds among the queue's first
-    // due rows (the claimed rows are RUNNING by now, in this transaction). Asked only where a limit
+    // Held back: a group with room left may still find a due job of its kinds in the queue, by its
+    // first due rows (the claimed rows are RUNNING by now, in this transaction). Asked only where a limit
     // could have bound: the queue's room is used up (any due row), or it has a key limit (a due row
     // with a key); otherwise the claim read every due row of the queue it could take.
     const openKinds = JSON.stringify([
@@ -334,8 +334,9 @@ export function createSqliteClaim(
         const probe =
           rows.filter((job) => job.queue === queue.name).length >= queue.room ? duePending : dueKeyed;
         if (probe === dueKeyed && queue.keyConcurrency === null) return false;
-        // Held back only when found: a queue left unreported is offered again by the next claim.
-        return due(probe, now, queue.name, openKinds) === true;
+        // Unknown (a full window of other kinds) counts as held: reported, the engine keeps looking
+        // at the queue; skipped, the queue waits at most HELD_QUEUE_SKIP_MS.
+        return due(probe, now, queue.name, openKinds) !== false;
       })
       .map((queue) => queue.name);
     // Held back: found so above, or (a claim that filled its groups asks nothing) nothing of it
