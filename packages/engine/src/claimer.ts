@@ -1,5 +1,5 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
-import type { ClaimGroup, ClaimedJob, LimitedClaim, Store } from '@nudge/store';
+import type { ClaimGroup, ClaimedJob, JobLease, LimitedClaim, Store } from '@nudge/store';
 import { EarliestTimer } from './earliest-timer.js';
 import type { QueueServing } from './queue-serving.js';
 import { ClaimTrigger, type PassOutcome, type TriggerCounts } from './claim-trigger.js';
@@ -167,16 +167,16 @@ export class Claimer {
   }
 
   /**
-   * Outcomes of jobs of `queues` were written: a limited queue the last claim saw held back has
-   * room again when one of them is its own (claim at once), and may have it when a job of its
-   * ended on another instance, which only the database knows (claim within
-   * {@link LIMITED_RECHECK_MS}: at once after every outcome, a busy key cost a drain beside it a
-   * claim per outcome batch).
+   * The outcomes of `leases` (their jobs' queues by `queueOf`) were written: a limited queue the
+   * last claim saw held back has room again when one of them is its own (claim at once), and may
+   * have it when a job of its ended on another instance, which only the database knows (claim
+   * within {@link LIMITED_RECHECK_MS}: at once after every outcome, a busy key cost a drain beside
+   * it a claim per outcome batch).
    */
-  outcomesWritten(queues: ReadonlySet<string>): void {
+  outcomesWritten(leases: readonly JobLease[], queueOf: (lease: JobLease) => string): void {
     if (this.#limitedQueues.size === 0) return;
-    for (const queue of queues) {
-      if (this.#limitedQueues.has(queue)) {
+    for (const lease of leases) {
+      if (this.#limitedQueues.has(queueOf(lease))) {
         this.request();
         return;
       }

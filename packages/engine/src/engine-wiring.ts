@@ -78,9 +78,9 @@ export function wireEngine(
     store,
     logger,
     emit,
-    onWritten: (leases, queues) => {
+    onWritten: (leases, queueOf) => {
       executor.written(leases);
-      claimer.outcomesWritten(queues);
+      claimer.outcomesWritten(leases, queueOf);
     },
   });
   const progress = new ProgressWriter({ store, logger, emit, intervalMs: options.progressIntervalMs });

@@ -21,9 +21,9 @@ export interface OutcomeWriterOptions {
   readonly emit: EmitEngineEvent;
   /**
    * Called with the leases whose outcome is settled in the database (written or fenced out), and
-   * the queues of their jobs.
+   * how to read the queue of each one's job (asked only by a caller that needs it).
    */
-  readonly onWritten: (leases: readonly JobLease[], queues: ReadonlySet<string>) => void;
+  readonly onWritten: (leases: readonly JobLease[], queueOf: (lease: JobLease) => string) => void;
   /** Most outcomes in one statement. @defaultValue 1000 */
   readonly maxBatch?: number;
   /** First wait after a failed write, in ms; doubles on each failure in a row. @defaultValue 100 */
@@ -177,7 +177,7 @@ export class OutcomeWriter {
         this.#reportFailure(error, type, unwritten.length);
         return false;
       }
-      this.#options.onWritten(inputs, new Set(inputs.map((input) => labels.get(input.id)?.queue ?? '')));
+      this.#options.onWritten(inputs, (lease) => labels.get(lease.id)?.queue ?? '');
     }
     if (this.#failuresInARow > 0) {
       this.#options.logger.info({ failures: this.#failuresInARow }, 'writing job outcomes works again');
