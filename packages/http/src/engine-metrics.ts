@@ -131,6 +131,9 @@ export function registerEngineMetrics({ registry, engine, labels, counter, on }:
   coalesced.inc(seen.coalesced);
 
   on('job:started', ({ job }) => {
+    // A job's start is its one event the label ranking counts (see LabelValues.seen).
+    labels.kinds.seen(job.kind);
+    labels.queues.seen(job.queue);
     claimed.of(job.kind, job.queue).inc();
     if (job.waitMs !== undefined) waitSeconds.of(job.kind, job.queue).observe(job.waitMs / 1000);
   });
@@ -164,8 +167,6 @@ export function registerEngineMetrics({ registry, engine, labels, counter, on }:
   on('sweep:done', ({ recovered: jobs }) => {
     sweeps.inc();
     for (const { kind, queue, failed: lost } of jobs) {
-      labels.kinds.seen(kind);
-      labels.queues.seen(queue);
       const series = {
         kind: labels.kinds.of(kind),
         queue: labels.queues.of(queue),

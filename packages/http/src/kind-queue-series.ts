@@ -46,8 +46,6 @@ export class KindQueueSeries<M extends KindQueueMetric> {
 
   /** The series of `kind` and `queue`, or of `(other)` in place of either past its cap. */
   of(kind: string, queue: string): ChildOf<M> {
-    this.#labels.kinds.seen(kind);
-    this.#labels.queues.seen(queue);
     // Only admitted values are keys, so a flood of names past the cap adds nothing here.
     const known = this.#children.get(kind)?.get(queue);
     if (known !== undefined) return known;

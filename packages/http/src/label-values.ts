@@ -54,7 +54,7 @@ export class LabelValues {
     }
   }
 
-  /** Counts one event of `value` towards the next ranking. */
+  /** Counts one event of `value` towards the next ranking (nudge counts a job's enqueue and each start). */
   seen(value: string): void {
     if (this.#pinned.has(value)) return;
     const events = this.#events.get(value);

@@ -171,7 +171,12 @@ export class NudgeMetrics {
 
   /** Counts the jobs an enqueue route created (a job whose idempotency key existed is not counted). */
   enqueued(jobs: readonly Pick<EnqueuedJob, 'kind' | 'queue' | 'created'>[]): void {
-    for (const job of jobs) if (job.created) this.#enqueued.of(job.kind, job.queue).inc();
+    for (const job of jobs) {
+      if (!job.created) continue;
+      this.#labels.kinds.seen(job.kind);
+      this.#labels.queues.seen(job.queue);
+      this.#enqueued.of(job.kind, job.queue).inc();
+    }
   }
 
   /**
