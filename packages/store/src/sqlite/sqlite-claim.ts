@@ -316,6 +316,8 @@ export function createSqliteClaim(
       pruneStarts.run({ now, name: row.name });
     }
     const jobs = rows.map(toClaimedJob);
+    const takenFrom = new Map<string, number>();
+    for (const job of jobs) takenFrom.set(job.queue, (takenFrom.get(job.queue) ?? 0) + 1);
     // Held back: a group with room left may still find a due job of its kinds in the queue, by its
     // first due rows (the claimed rows are RUNNING by now, in this transaction). Asked only where a limit
     // could have bound: the queue's room is used up (any due row), or it has a key limit (a due row
@@ -331,8 +333,7 @@ export function createSqliteClaim(
       .filter((queue) => {
         if (openKinds === '[]') return false;
         if (skipped.has(queue.name)) return true;
-        const probe =
-          rows.filter((job) => job.queue === queue.name).length >= queue.room ? duePending : dueKeyed;
+        const probe = (takenFrom.get(queue.name) ?? 0) >= queue.room ? duePending : dueKeyed;
         if (probe === dueKeyed && queue.keyConcurrency === null) return false;
         // Unknown (a full window of other kinds) counts as held: reported, the engine keeps looking
         // at the queue; skipped, the queue waits at most HELD_QUEUE_SKIP_MS.
@@ -341,7 +342,6 @@ export function createSqliteClaim(
       .map((queue) => queue.name);
     // Held back: found so above, or (a claim that filled its groups asks nothing) nothing of it
     // taken while it had no room, or while its first due rows were all of keys at their limit.
-    const takenFrom = new Set(jobs.map((job) => job.queue));
     limited.forEach((queue, at) => {
       if (limits[at]?.rate_limit !== null || skipped.has(queue.name)) return;
       const blocked = !takenFrom.has(queue.name) && (queue.room === 0 || queue.keys?.blocked === true);
