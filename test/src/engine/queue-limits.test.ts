@@ -27,6 +27,24 @@ function peaks(lines: readonly string[], groupOf: (id: number) => string): { all
 const NO_POLLS = { pollIntervalMs: 3_600_000, idlePollMaxMs: 3_600_000, asyncConcurrency: 8 };
 
 describeEngine('engine: cluster-wide queue limits', (t) => {
+  /** Queue `partner` with concurrency 1 and two jobs, the first claimed by another instance. */
+  const slotHeldElsewhere = async () => {
+    await t.store.setQueueLimits('partner', { concurrency: 1 });
+    const [held, waiting] = await t.store.enqueueMany([
+      { kind: 'noop', queue: 'partner' },
+      { kind: 'noop', queue: 'partner' },
+    ]);
+    assert.ok(held && waiting);
+    const [other] = await t.store.claim({
+      workerId: 'elsewhere',
+      leaseMs: 60_000,
+      groups: [{ kinds: ['noop'], limit: 1 }],
+    });
+    assert.ok(other);
+    assert.equal(other.id, held.id);
+    return { other, waiting };
+  };
+
   it('two instances together keep to the queue concurrency and one job per key, and finish every job', async () => {
     const events = join(t.scratch.dir, 'events');
     writeFileSync(events, '');
@@ -76,19 +94,7 @@ describeEngine('engine: cluster-wide queue limits', (t) => {
   });
 
   it('room freed by another instance is found at the short poll, not the idle one', async () => {
-    await t.store.setQueueLimits('partner', { concurrency: 1 });
-    const [held, waiting] = await t.store.enqueueMany([
-      { kind: 'noop', queue: 'partner' },
-      { kind: 'noop', queue: 'partner' },
-    ]);
-    assert.ok(held && waiting);
-    // Another instance holds the queue's one slot.
-    const [other] = await t.store.claim({
-      workerId: 'elsewhere',
-      leaseMs: 60_000,
-      groups: [{ kinds: ['noop'], limit: 1 }],
-    });
-    assert.equal(other?.id, held.id);
+    const { other, waiting } = await slotHeldElsewhere();
     const engine = await t.engine({ pollIntervalMs: 200, idlePollMaxMs: 3_600_000 });
     let heldBack = 0;
     engine.on('claim:held-back', () => (heldBack += 1));
@@ -114,18 +120,7 @@ describeEngine('engine: cluster-wide queue limits', (t) => {
   it('an outcome of another queue looks again at a held-back queue soon after, without a poll', async () => {
     const events = join(t.scratch.dir, 'events-elsewhere');
     writeFileSync(events, '');
-    await t.store.setQueueLimits('partner', { concurrency: 1 });
-    const [held, waiting] = await t.store.enqueueMany([
-      { kind: 'noop', queue: 'partner' },
-      { kind: 'noop', queue: 'partner' },
-    ]);
-    assert.ok(held && waiting);
-    const [other] = await t.store.claim({
-      workerId: 'elsewhere',
-      leaseMs: 60_000,
-      groups: [{ kinds: ['noop'], limit: 1 }],
-    });
-    assert.equal(other?.id, held.id);
+    const { other, waiting } = await slotHeldElsewhere();
     const engine = await t.engine(NO_POLLS);
     const started = new Set<number>();
     engine.on('job:started', ({ job }) => started.add(job.id));
