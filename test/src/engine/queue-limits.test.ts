@@ -94,7 +94,7 @@ describeEngine('engine: cluster-wide queue limits', (t) => {
   });
 
   it('room freed by another instance is found at the short poll, not the idle one', async () => {
-    const { other, waiting } = await slotHeldElsewhere();
+    const { other } = await slotHeldElsewhere();
     const engine = await t.engine({ pollIntervalMs: 200, idlePollMaxMs: 3_600_000 });
     let heldBack = 0;
     engine.on('claim:held-back', () => (heldBack += 1));
