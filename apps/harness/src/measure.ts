@@ -1,4 +1,4 @@
-// `node packages/harness/dist/measure.js`: times the flights-3m report in one thread, then through a nudge
+// `node apps/harness/dist/measure.js`: times the flights-3m report in one thread, then through a nudge
 // server with NUDGE_THREADS worker threads (default 2), and prints both wall times (the median of
 // three timed runs after two warm-up runs). DATABASE_URL picks the server's database (default: a
 // SQLite file in a temporary folder, removed afterwards).
