@@ -1,5 +1,6 @@
 import { MAX_TIMER_MS } from '@nudge/core';
-import { acceptedForm, ENGINE_SETTINGS, type Setting, type SettingTable } from '@nudge/engine';
+import { acceptedForm, ENGINE_SETTINGS, type SettingTable } from '@nudge/engine';
+import { defaultText } from './default-text.js';
 import { SERVER_SETTINGS } from './server-settings.js';
 
 /** Where the settings reference lives, from the repository's root. */
@@ -11,22 +12,6 @@ export const SETTINGS_REFERENCE_COMMAND = 'pnpm docs:settings';
 /** `text` in a Markdown table cell: no `|` ends the cell, no `*` starts emphasis. */
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\*/g, '\\*');
-}
-
-/** The default of `setting` as the reference shows it (never the host's value: the text is stable). */
-export function defaultText(setting: Setting): string {
-  if ('defaultText' in setting && setting.defaultText !== undefined) return setting.defaultText;
-  switch (setting.type) {
-    case 'wholeNumber':
-      if (typeof setting.default === 'function') throw new Error('a computed default needs a defaultText');
-      return `\`${setting.default}\``;
-    case 'switch':
-      return setting.default === undefined ? 'unset' : `\`${setting.default}\``;
-    case 'choice':
-      return `\`${setting.default}\``;
-    case 'text':
-      return setting.defaultText;
-  }
 }
 
 /** One table of settings: a row each, with its variable (or none), option, default, form and doc. */
