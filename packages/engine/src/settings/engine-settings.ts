@@ -101,6 +101,8 @@ export const ENGINE_SETTINGS = {
     default: true,
     doc: "Wake when another connection inserts jobs, so a producer's plain `INSERT` starts without `POST /nudge`. PostgreSQL: `LISTEN nudge_jobs` on one session connection per instance (behind a transaction pooler it connects to `NUDGE_LISTEN_URL`, and stays off without one). SQLite: read `PRAGMA data_version` on the instance's own connection every 250 ms, which changes when another connection commits to the file. Ignored by a store that cannot listen.",
   },
+  // The engine once took any lease up to Number.MAX_SAFE_INTEGER and the server up to 2^31 - 1:
+  // MAX_TIMER_MS is the bound for both, as the lease's expiry and its heartbeat are timer delays.
   leaseMs: {
     type: 'wholeNumber',
     variable: 'NUDGE_LEASE_MS',
