@@ -53,8 +53,9 @@ function show(value: unknown): string {
  *
  * @throws Error naming the kind and the field: an unknown field, an `execution` not in
  *   `EXECUTION_CLASSES`, `maxAttempts` not 1 to `MAX_ATTEMPTS_RANGE.maximum` (core's job
- *   contract), a `backoff` field out of range or unknown, `timeoutMs` not 1 to `MAX_TIMER_MS`, `maxYoungGenerationSizeMb` not 1 to 1024 or on an `async` kind, `queue` not a queue name (`isQueueName`), a `schema` that
- *   is not an object or that ajv cannot compile
+ *   contract), a `backoff` field out of range or unknown, `timeoutMs` not 1 to `MAX_TIMER_MS`,
+ *   `maxYoungGenerationSizeMb` not 1 to 1024 or on an `async` kind, `queue` not a queue name
+ *   (`isQueueName`), a `schema` that is not an object or that ajv cannot compile
  */
 export function checkDeclaration(kind: string, value: Readonly<Record<string, unknown>>): CheckedDeclaration {
   const unknown = Object.keys(value).filter((key) => !FIELDS.includes(key));
