@@ -2,6 +2,7 @@ import { MAX_TIMER_MS } from '@nudge/core';
 import { acceptedForm, ENGINE_SETTINGS, type SettingTable } from '@nudge/engine';
 import { defaultText } from './default-text.js';
 import { SERVER_SETTINGS } from './server-settings.js';
+import { ENGINE_VARIABLE_SETTINGS } from './settings.js';
 
 /** Where the settings reference lives, from the repository's root. */
 export const SETTINGS_REFERENCE_PATH = 'docs/reference/settings.md';
@@ -104,11 +105,6 @@ function engineOnly(): SettingTable {
   );
 }
 
-/** The engine's settings that the server reads from its environment. */
-function engineWithVariables(): SettingTable {
-  return Object.fromEntries(Object.entries(ENGINE_SETTINGS).filter(([, setting]) => 'variable' in setting));
-}
-
 /**
  * The settings reference, `docs/reference/settings.md`, generated from the server's and the
  * engine's tables: fixed text around one table per group. A test compares the committed file with it.
@@ -123,7 +119,7 @@ export function settingsReference(): string {
     '## The engine',
     'Settings of the engine: threads, claims, polls, leases, timeouts, schedules and retention. ' +
       '`startServer` takes them in `engine` (`engine.threads`); `Engine.create` by the same names.',
-    settingsTable(engineWithVariables(), (name) => name),
+    settingsTable(ENGINE_VARIABLE_SETTINGS, (name) => name),
     '### Options of `Engine.create` only',
     'These have no variable: the server leaves them at their defaults.',
     settingsTable(engineOnly(), (name) => name),

@@ -18,8 +18,8 @@ export type ServerSettingTable = typeof SERVER_SETTINGS & EngineVariableSettings
 /**
  * Every setting the server reads from its environment, by option name: its own
  * ({@link SERVER_SETTINGS}) and the engine's that have a variable (`ENGINE_SETTINGS`). In the
- * order messages and the settings reference list them: the database and the handler module,
- * then the engine's, then the rest of the server's.
+ * order messages and `CONFIG_VARIABLES` list them: the database and the handler module, then the
+ * engine's, then the rest of the server's.
  */
 export const SETTINGS: ServerSettingTable = (() => {
   const { databaseUrl, handlers, ...rest } = SERVER_SETTINGS;
