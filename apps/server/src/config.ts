@@ -35,7 +35,7 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
-/** Names of every environment variable {@link loadConfig} reads, in documentation order. */
+/** Names of every environment variable {@link loadConfig} reads, in the order of `SETTINGS` (and of its messages). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema('/').shape);
 
 /** The settings a command that only talks to the database reads (see {@link loadDatabaseConfig}). */
