@@ -19,7 +19,7 @@ const OUTPUT_TAIL_CHARS = 65_536;
 /** Options of {@link spawnServer}. */
 export interface SpawnServerOptions {
   /**
-   * The server's variables (see `docs/configuration.md`), over this process's environment.
+   * The server's variables (see `docs/reference/settings.md`), over this process's environment.
    * `PORT` defaults to `0` (a free port) and `HOST` to `127.0.0.1`, so servers can run side by side.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;

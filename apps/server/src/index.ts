@@ -1,3 +1,3 @@
 export { loadConfig, CONFIG_VARIABLES, LOG_LEVELS, type LogLevel, type ServerConfig } from './config.js';
 export { startServer, type RunningServer } from './start-server.js';
-export type { ServerOptions } from './server-options.js';
+export type { ServerEngineOptions, ServerOptions } from './server-options.js';

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -161,12 +161,39 @@ describe('resolveServerOptions', () => {
   });
 });
 
-describe('docs/configuration.md', () => {
-  it('lists every option with its variable', () => {
-    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
-    const listed = [...doc.matchAll(/^\|\s*`([a-z][A-Za-z]*)`\s*\|\s*`([A-Z_]+)`\s*\|$/gm)].map(
-      ([, option, variable]) => [option, variable],
+describe('resolveServerOptions: the engine object', () => {
+  it('takes the engine settings in engine, as the top level takes them', () => {
+    const settings = { threads: 3, leaseMs: 10_000, listen: false, queues: 'default,emails:4' } as const;
+    assert.deepEqual(
+      resolveServerOptions({ handlers, engine: settings }, dir),
+      resolveServerOptions({ handlers, ...settings }, dir),
     );
-    assert.deepEqual(listed, Object.entries(SETTING_VARIABLES));
+  });
+
+  it("passes the engine's own values through as they are", () => {
+    const queues = [{ name: 'default' }, { name: 'emails', cap: 4 }];
+    const retention = parseRetention('SUCCEEDED=2h');
+    const config = resolveServerOptions({ handlers, engine: { queues, retention } }, dir);
+    assert.equal(config.queues, queues);
+    assert.equal(config.retention, retention);
+  });
+
+  it('names the option engine.NAME in messages, with the range of the table', () => {
+    assertRefused({ engine: { threads: 0 } }, 'engine.threads must be a whole number from 1 to 1024 (got 0)');
+    assertRefused(
+      { engine: { leaseMs: 2 ** 31 } },
+      'engine.leaseMs must be a whole number of ms from 300 to 2147483647 (got 2147483648)',
+    );
+  });
+
+  it('refuses a setting given twice, and one the engine does not have', () => {
+    assert.throws(
+      () => resolveServerOptions({ handlers, threads: 2, engine: { threads: 3 } }, dir),
+      /^TypeError: startServer takes threads once/,
+    );
+    assert.throws(
+      () => resolveServerOptions({ handlers, engine: { port: 0 } as ServerOptions['engine'] }, dir),
+      /^TypeError: startServer has no option engine.port; the engine's are threads, /,
+    );
   });
 });

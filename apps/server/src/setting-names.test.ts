@@ -60,6 +60,16 @@ describe('setting names in messages', () => {
       }),
       `schedules: ${problem}`,
     );
+    await refused(
+      startServer({
+        handlers,
+        databaseUrl: env.DATABASE_URL,
+        port: 0,
+        logLevel: 'silent',
+        engine: { threads: 1, schedules: clash },
+      }),
+      `engine.schedules: ${problem}`,
+    );
   });
 
   it('a schedule of a kind the handler module lacks names NUDGE_SCHEDULES', async () => {

@@ -3,16 +3,14 @@ import { SETTING_VARIABLES, type SettingName } from './env-schema.js';
 
 // The libraries name their own options in messages (`schedules: …`, `apiKeys`); the server fills
 // those options from settings, so it names the setting the user wrote: the environment variable
-// for `nudge serve`, the option for `startServer` (where the two names are the same).
+// for `nudge serve`, the option for `startServer` (`schedules`, or `engine.schedules` when given in
+// its `engine` object).
 
 /** What a message calls each setting. */
 export type SettingNamer = (setting: SettingName) => string;
 
 /** Settings named by the environment variables they are read from: `schedules` is `NUDGE_SCHEDULES`. */
 export const BY_VARIABLE: SettingNamer = (setting) => SETTING_VARIABLES[setting];
-
-/** Settings named by their `startServer` options, the libraries' own names. */
-export const BY_OPTION: SettingNamer = (setting) => setting;
 
 /**
  * `error` in the server's terms: a library's `NudgeError` about an option that a setting fills

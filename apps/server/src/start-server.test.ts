@@ -17,8 +17,7 @@ function testOptions(dir: string, handlersSource: string): ServerOptions {
     databaseUrl: `sqlite:${join(dir, 'nudge.db')}`,
     handlers,
     port: 0,
-    threads: 2,
-    shutdownGraceMs: 1000,
+    engine: { threads: 2, shutdownGraceMs: 1000 },
     logLevel: 'silent',
   };
 }
@@ -63,6 +62,10 @@ describe('startServer', () => {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.notEqual(server.url, 'http://127.0.0.1:0');
     assert.deepEqual(server.engine.kinds, ['echo']);
+  });
+
+  it('passes the engine object through to the engine', () => {
+    assert.equal(server.engine.slots.cpu?.total, 2);
   });
 
   it('is ready over HTTP once started', async () => {

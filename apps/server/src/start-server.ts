@@ -5,7 +5,8 @@ import { countStoreCalls, createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
 import { resolveServerOptions, type ServerOptions } from './server-options.js';
 import { NUDGE_VERSION } from './nudge-version.js';
-import { BY_OPTION, BY_VARIABLE, inSettingTerms, type SettingNamer } from './setting-names.js';
+import { BY_VARIABLE, inSettingTerms, type SettingNamer } from './setting-names.js';
+import { engineSettingsOf, isEngineSetting } from './settings/settings.js';
 
 /** A server started by {@link startServer}: listening and claiming until {@link RunningServer.close}. */
 export interface RunningServer {
@@ -40,17 +41,17 @@ export interface RunningServer {
  *   handlers: './handlers.mjs', // NUDGE_HANDLERS, relative to the working directory
  *   databaseUrl: 'postgres://app@db:5432/app', // DATABASE_URL; default sqlite:./data/nudge.db
  *   port: 0, // PORT; 0 picks a free port; default 3000
- *   threads: 2, // NUDGE_THREADS; default: the number of cores
+ *   engine: { threads: 2, leaseMs: 60_000 }, // NUDGE_THREADS, NUDGE_LEASE_MS: the engine's settings
  * });
  * console.log(server.url); // http://127.0.0.1:41234
  * await server.close();
  * ```
  *
- * @param options - `handlers`, and any other setting of `docs/configuration.md` by its
- *   {@link ServerOptions} name; each one left out takes the environment's default
+ * @param options - `handlers`, the server's settings by name, and the engine's in `engine` (see
+ *   {@link ServerOptions} and `docs/reference/settings.md`); each one left out takes its default
  * @returns the server, listening on {@link RunningServer.url}, once it claims jobs
  * @throws NudgeError `INVALID_CONFIG` naming each invalid option, such as
- *   `threads must be a whole number from 1 to 1024 (got 0)`, or when `host` is not a loopback
+ *   `engine.threads must be a whole number from 1 to 1024 (got 0)`, or when `host` is not a loopback
  *   address while `apiKeys` is empty and `allowUnauthenticated` is not `true`
  * @throws TypeError when `options` names no setting
  * @throws NudgeError `INVALID_CONFIG` starting `schedules: ` when a schedule is of a kind the
@@ -60,7 +61,10 @@ export interface RunningServer {
  * @throws Error when the database is unreachable or the address cannot be bound (`EADDRINUSE`)
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  return startConfiguredServer(resolveServerOptions(options), BY_OPTION);
+  const inEngine = new Set(Object.keys(options.engine ?? {}));
+  return startConfiguredServer(resolveServerOptions(options), (setting) =>
+    isEngineSetting(setting) && inEngine.has(setting) ? `engine.${setting}` : setting,
+  );
 }
 
 /**
@@ -128,28 +132,9 @@ export async function startConfiguredServer(
   try {
     await store.migrate();
     engine = await Engine.create({
+      ...engineSettingsOf(config),
       store,
       handlers: config.handlers,
-      threads: config.threads,
-      asyncThreads: config.asyncThreads,
-      asyncConcurrency: config.asyncConcurrency,
-      maxClaimBatch: config.maxClaimBatch,
-      cpuThreadNice: config.cpuThreadNice,
-      queues: config.queues,
-      pollIntervalMs: config.pollIntervalMs,
-      claimCooldownMs: config.claimCooldownMs,
-      idlePollMaxMs: config.idlePollMaxMs,
-      listen: config.listen,
-      leaseMs: config.leaseMs,
-      sweepIntervalMs: config.sweepIntervalMs,
-      jobTimeoutMs: config.jobTimeoutMs,
-      abortGraceMs: config.abortGraceMs,
-      shutdownGraceMs: config.shutdownGraceMs,
-      unhandledKindGraceMs: config.unhandledKindGraceMs,
-      schedules: config.schedules,
-      retention: config.retention,
-      pruneIntervalMs: config.pruneIntervalMs,
-      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
       version: NUDGE_VERSION,
       logger: app.log,
     });

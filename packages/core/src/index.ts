@@ -11,6 +11,7 @@ export * from './queue-name.js';
 export * from './character-count.js';
 export * from './queue-limits.js';
 export * from './job-limits.js';
+export * from './timer-limits.js';
 export * from './job-options.js';
 export * from './dedupe-options.js';
 export * from './iso-date-time.js';

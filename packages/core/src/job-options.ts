@@ -82,7 +82,7 @@ export const JOB_FIELD_EXPECTED = {
 export interface JobOptions {
   /** Named queue the job waits in; a queue name (`isQueueName`). @defaultValue `'default'` */
   readonly queue?: string;
-  /** Lower runs first; an integer from -1000 to 1000. @defaultValue 0 */
+  /** Lower runs first; an integer in {@link PRIORITY_RANGE}. @defaultValue `DEFAULT_PRIORITY` (0) */
   readonly priority?: number;
   /** Earliest start, from 1970 to 9999; a future time stores the job as `SCHEDULED`. */
   readonly runAt?: Date;
@@ -91,7 +91,7 @@ export interface JobOptions {
    * {@link MAX_DELAY_MS} (365 days). Exclusive with `runAt`.
    */
   readonly delayMs?: number;
-  /** Attempts before the job is `FAILED`; an integer from 1 to 1000. @defaultValue 5 */
+  /** Attempts before the job is `FAILED`; an integer in {@link MAX_ATTEMPTS_RANGE}. @defaultValue `DEFAULT_MAX_ATTEMPTS` (5) */
   readonly maxAttempts?: number;
   /**
    * While a job of this kind with this key is kept, enqueueing it again creates nothing and

@@ -2,7 +2,34 @@ export { Engine, type SlotCounts } from './engine.js';
 export type { EngineEvents, EngineEventName, JobLabels } from './engine-events.js';
 export type { TriggerCounts } from './claim-trigger.js';
 export { jobLogFields, type JobLogFields } from './job-log-fields.js';
-export { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
+export {
+  resolveEngineOptions,
+  type EngineOptions,
+  type EngineSettingOptions,
+  type ResolvedEngineOptions,
+} from './engine-options.js';
+export { ENGINE_SETTINGS, type EngineSettingName } from './settings/engine-settings.js';
+export {
+  acceptedForm,
+  checkSettingValue,
+  defaultOf,
+  resolveSettings,
+  type ResolvedSettings,
+} from './settings/resolve-settings.js';
+export {
+  SettingProblem,
+  type ChoiceSetting,
+  type Setting,
+  type SettingContext,
+  type SettingTable,
+  type SettingUnit,
+  type SettingValue,
+  type SwitchSetting,
+  type TextSetting,
+  type VariableSettingName,
+  type VariableSettingValues,
+  type WholeNumberSetting,
+} from './settings/setting.js';
 export { instanceLiveWithinMs, registryRefreshMs, type HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './scheduler.js';

@@ -1,5 +1,12 @@
 import { accessSync, constants } from 'node:fs';
 import type { Command } from 'commander';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_PRIORITY,
+  DEFAULT_QUEUE,
+  MAX_ATTEMPTS_RANGE,
+  PRIORITY_RANGE,
+} from '@nudge/core';
 import { validateJobBody } from '@nudge/http';
 import { CliError } from './cli-error.js';
 import { existingJobLine, parseDedupeFlag } from './dedupe-flags.js';
@@ -79,11 +86,17 @@ export function enqueueCommand(program: Command): void {
     .description('enqueue one job, or many from an NDJSON file or stdin (--file)')
     .argument('[kind]', 'the job kind (a single job)')
     .argument('[payload-json]', 'the payload as JSON (default {})')
-    .option('--queue <name>', 'the queue it waits in (default: default)')
-    .option('--priority <n>', 'lower runs first, -1000 to 1000 (default 0)')
+    .option('--queue <name>', `the queue it waits in (default: ${DEFAULT_QUEUE})`)
+    .option(
+      '--priority <n>',
+      `lower runs first, ${PRIORITY_RANGE.minimum} to ${PRIORITY_RANGE.maximum} (default ${DEFAULT_PRIORITY})`,
+    )
     .option('--delay-ms <ms>', 'start no earlier than this many ms from now (database clock)')
     .option('--run-at <iso>', 'start no earlier than this time, such as 2030-01-01T09:00:00Z')
-    .option('--max-attempts <n>', 'attempts before it is FAILED, 1 to 1000 (default 5)')
+    .option(
+      '--max-attempts <n>',
+      `attempts before it is FAILED, ${MAX_ATTEMPTS_RANGE.minimum} to ${MAX_ATTEMPTS_RANGE.maximum} (default ${DEFAULT_MAX_ATTEMPTS})`,
+    )
     .option('--idempotency-key <key>', 'enqueue nothing when a job of this kind has this key')
     .option(
       '--throttle <key/windowMs>',

@@ -1,11 +1,16 @@
 import type { Command } from 'commander';
 import { runService } from '../run-service.js';
+import { settingsHelp } from './settings-help.js';
 
-/** `nudge serve`: runs the service, exactly as `node apps/server/dist/main.js` does. */
+/**
+ * `nudge serve`: runs the service, exactly as `node apps/server/dist/main.js` does; its `--help`
+ * lists the environment variables with their ranges and defaults (see {@link settingsHelp}).
+ */
 export function serveCommand(program: Command): void {
   program
     .command('serve')
     .description('run the service (HTTP API and engine), configured from the environment as main.js is')
+    .addHelpText('after', () => `\n${settingsHelp()}`)
     .action(async () => {
       await runService();
     });

@@ -2,6 +2,8 @@ import {
   DEFAULT_BACKOFF,
   EXECUTION_CLASSES,
   isQueueName,
+  MAX_ATTEMPTS_RANGE,
+  MAX_TIMER_MS,
   validateBackoff,
   type ExecutionClass,
 } from '@nudge/core';
@@ -21,12 +23,8 @@ const FIELDS = [
 ];
 const BACKOFF_FIELDS = ['baseMs', 'maxMs', 'jitterRatio'];
 
-/** Most attempts a kind may declare, as `POST /jobs` accepts. */
-export const MAX_DECLARED_ATTEMPTS = 1000;
 /** Largest `maxYoungGenerationSizeMb` a kind may declare, in MB. */
 export const MAX_DECLARED_YOUNG_GENERATION_MB = 1024;
-/** Longest `timeoutMs` a kind may declare: the longest delay a Node timer takes (2^31 - 1 ms). */
-export const MAX_DECLARED_TIMEOUT_MS = 2_147_483_647;
 
 /** A kind's declaration, checked, with the compiled check of its payload schema. */
 export interface CheckedDeclaration extends KindInfo {
@@ -54,9 +52,10 @@ function show(value: unknown): string {
  * crosses to the engine's thread (TypeBox's symbol keys and any function dropped).
  *
  * @throws Error naming the kind and the field: an unknown field, an `execution` not in
- *   `EXECUTION_CLASSES`, `maxAttempts` not 1 to 1000, a `backoff` field out of range or unknown,
- *   `timeoutMs` not 1 to 2^31 - 1, `maxYoungGenerationSizeMb` not 1 to 1024 or on an `async` kind, `queue` not a queue name (`isQueueName`), a `schema` that
- *   is not an object or that ajv cannot compile
+ *   `EXECUTION_CLASSES`, `maxAttempts` not 1 to `MAX_ATTEMPTS_RANGE.maximum` (core's job
+ *   contract), a `backoff` field out of range or unknown, `timeoutMs` not 1 to `MAX_TIMER_MS`,
+ *   `maxYoungGenerationSizeMb` not 1 to 1024 or on an `async` kind, `queue` not a queue name
+ *   (`isQueueName`), a `schema` that is not an object or that ajv cannot compile
  */
 export function checkDeclaration(kind: string, value: Readonly<Record<string, unknown>>): CheckedDeclaration {
   const unknown = Object.keys(value).filter((key) => !FIELDS.includes(key));
@@ -75,10 +74,10 @@ export function checkDeclaration(kind: string, value: Readonly<Record<string, un
     check: undefined,
   };
   if (maxAttempts !== undefined) {
-    info.maxAttempts = wholeNumber(kind, 'maxAttempts', maxAttempts, MAX_DECLARED_ATTEMPTS);
+    info.maxAttempts = wholeNumber(kind, 'maxAttempts', maxAttempts, MAX_ATTEMPTS_RANGE.maximum);
   }
   if (timeoutMs !== undefined) {
-    info.timeoutMs = wholeNumber(kind, 'timeoutMs', timeoutMs, MAX_DECLARED_TIMEOUT_MS);
+    info.timeoutMs = wholeNumber(kind, 'timeoutMs', timeoutMs, MAX_TIMER_MS);
   }
   if (maxYoungGenerationSizeMb !== undefined) {
     if (info.execution !== 'cpu') {

@@ -1,9 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { Logger } from '@nudge/core';
+import { MAX_TIMER_MS, type Logger } from '@nudge/core';
 import type { NewJobsHandlers, NewJobsListener } from '../store.js';
-
-/** Longest interval a Node.js timer accepts, in ms (2^31 - 1). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Options of {@link SqliteChangeWatcher}. */
 export interface SqliteChangeWatcherOptions {
