@@ -163,7 +163,11 @@ describe('the SQL of the README and the guides', () => {
       try {
         await insertKnownJobs(db, await store.now());
         const checked = new Set<string>();
-        for (const block of BLOCKS.filter((b) => b.dialects.includes(dialect))) {
+        // The insert first, whichever page holds it: the counts below include its job.
+        const first = (b: (typeof BLOCKS)[number]): number =>
+          purposeOf(b.sql) === 'idempotent insert' ? 0 : 1;
+        const blocks = BLOCKS.filter((b) => b.dialects.includes(dialect)).sort((a, b) => first(a) - first(b));
+        for (const block of blocks) {
           const purpose = purposeOf(block.sql);
           checked.add(purpose);
           const rows = await rawQuery(db, block.sql);
@@ -183,7 +187,7 @@ describe('the SQL of the README and the guides', () => {
               break;
             }
             case 'counts':
-              // Runs after the insert above: four PENDING `report` jobs.
+              // Runs after the insert: four PENDING `report` jobs.
               assert.deepEqual(
                 rows.map((row) => numbers(row, ['jobs'])),
                 [
