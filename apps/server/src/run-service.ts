@@ -4,7 +4,7 @@ import { startConfiguredServer, type RunningServer } from './start-server.js';
 
 /**
  * Prints one line to stderr and exits with code 1: how a start failure is reported. A
- * `NudgeError` shows its code (see docs/errors.md); other errors their message or system code.
+ * `NudgeError` shows its code (see docs/reference/errors.md); other errors their message or system code.
  */
 function fail(error: unknown): never {
   let text: string;

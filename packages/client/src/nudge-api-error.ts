@@ -9,7 +9,7 @@ export interface BatchProblem {
 
 /**
  * The server answered with an error status. `code` is the stable code of the error body (see
- * `docs/errors.md`), such as `JOB_NOT_FOUND` or `JOB_STATE_CONFLICT`; `HTTP_<status>` when the
+ * `docs/reference/errors.md`), such as `JOB_NOT_FOUND` or `JOB_STATE_CONFLICT`; `HTTP_<status>` when the
  * body carried none (a proxy's page).
  */
 export class NudgeApiError extends Error {

@@ -1,6 +1,6 @@
 /**
  * Every stable error code nudge reports, with the HTTP status it maps to and what it means.
- * `docs/errors.md` lists the same codes; a test fails when the two disagree.
+ * `docs/reference/errors.md` lists the same codes; a test fails when the two disagree.
  */
 export const ERROR_CODES = {
   INVALID_REQUEST: { status: 400, summary: 'The body, params or query do not match the route schema.' },

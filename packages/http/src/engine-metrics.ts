@@ -28,7 +28,7 @@ export interface EngineMetricsContext {
 /**
  * The metrics fed by an engine's events (jobs claimed, finished, retried, released, cancelled,
  * recovered, pruned; threads lost; claim round trips, job durations and waits) and read from it at
- * scrape time (slots, claim requests); `docs/metrics.md` lists them.
+ * scrape time (slots, claim requests); `docs/reference/metrics.md` lists them.
  */
 export function registerEngineMetrics({ registry, engine, labels, counter, on }: EngineMetricsContext): void {
   const registers = [registry];

@@ -16,7 +16,7 @@ export type BatchProblem = Static<typeof batchProblemSchema>;
 
 /**
  * Body of every error response: the HTTP status, a stable `code` from `ERROR_CODES`
- * (documented in `docs/errors.md`), the status's reason phrase, and a message that says what to
+ * (documented in `docs/reference/errors.md`), the status's reason phrase, and a message that says what to
  * fix; a refused batch adds `errors`, a job state conflict `status`.
  */
 export const errorBodySchema = Type.Object({

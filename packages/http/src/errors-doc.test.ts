@@ -11,8 +11,8 @@ import {
   MAX_RESULT_BYTES,
 } from '@nudge/core';
 
-/** `docs/errors.md` at the root of the repository, from `packages/http/dist/`. */
-const DOC = new URL('../../../docs/errors.md', import.meta.url);
+/** `docs/reference/errors.md`, from the root of the repository, from `packages/http/dist/`. */
+const DOC = new URL('../../../docs/reference/errors.md', import.meta.url);
 
 /** Rows of the doc's table: `| `CODE` | status | meaning | what to do |`. */
 function documentedCodes(): Map<string, number> {
@@ -24,7 +24,7 @@ function documentedCodes(): Map<string, number> {
   return rows;
 }
 
-describe('docs/errors.md', () => {
+describe('docs/reference/errors.md', () => {
   const documented = documentedCodes();
 
   it('lists every code of ERROR_CODES with its HTTP status', () => {
@@ -32,19 +32,22 @@ describe('docs/errors.md', () => {
       assert.equal(
         documented.get(code),
         status,
-        `docs/errors.md: ${code} should be listed with status ${status}`,
+        `docs/reference/errors.md: ${code} should be listed with status ${status}`,
       );
     }
   });
 
   it('lists no code that ERROR_CODES lacks', () => {
     for (const code of documented.keys()) {
-      assert.ok(Object.hasOwn(ERROR_CODES, code), `docs/errors.md lists ${code}, which ERROR_CODES lacks`);
+      assert.ok(
+        Object.hasOwn(ERROR_CODES, code),
+        `docs/reference/errors.md lists ${code}, which ERROR_CODES lacks`,
+      );
     }
   });
 });
 
-describe('docs/errors.md limits', () => {
+describe('docs/reference/errors.md limits', () => {
   it('gives the value of every limit constant', () => {
     const text = readFileSync(DOC, 'utf8');
     const limits = {
@@ -57,8 +60,11 @@ describe('docs/errors.md limits', () => {
     };
     for (const [name, value] of Object.entries(limits)) {
       const row = text.split('\n').find((line) => line.startsWith('|') && line.includes(`(\`${name}\`)`));
-      assert.ok(row, `docs/errors.md: the limits table should have a row for ${name}`);
-      assert.ok(row.includes(`\`${value}\``), `docs/errors.md: ${name} should be given as \`${value}\``);
+      assert.ok(row, `docs/reference/errors.md: the limits table should have a row for ${name}`);
+      assert.ok(
+        row.includes(`\`${value}\``),
+        `docs/reference/errors.md: ${name} should be given as \`${value}\``,
+      );
     }
   });
 });

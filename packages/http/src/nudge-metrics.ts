@@ -68,7 +68,7 @@ const KIND_QUEUE = ['kind', 'queue'] as const;
  * process can hold several apps): job counters by kind and queue and histograms fed by the
  * engine's events (an increment or an observation per event, on a series looked up once), gauges
  * of slots and claim requests read at scrape time, jobs by status counted through a reused query,
- * and Node's process metrics. `docs/metrics.md` lists every metric.
+ * and Node's process metrics. `docs/reference/metrics.md` lists every metric.
  *
  * Series by `kind` and `queue` are bounded: the configured and recorded queues and the engine's
  * kinds have their own, then `maxQueueLabels` queues and `maxKindLabels` kinds: the first counted,

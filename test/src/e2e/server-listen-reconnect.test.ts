@@ -1,5 +1,5 @@
-// The README's promise about LISTEN on PostgreSQL: "The listener reconnects after its connection
-// drops (and claims once on reconnecting, for notifications it missed)". A server process polls
+// The promise about LISTEN on PostgreSQL (docs/guides/operations.md): "The listener reconnects after
+// its connection drops (and claims once on reconnecting, for notifications it missed)". A server process polls
 // only every two minutes here, its LISTEN backend is terminated, and a row is inserted while the
 // database refuses the listener's reconnection: only the claim on reconnecting can start it soon.
 import { describe, it } from 'node:test';

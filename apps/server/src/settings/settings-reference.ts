@@ -94,9 +94,9 @@ NUDGE_THREADS=8 NUDGE_API_KEYS="$(openssl rand -hex 24):admin" HOST=0.0.0.0 node
 \`\`\`
 
 More on API keys in [security.md](../security.md); on retention, poolers and wake-ups in
-[operations.md](../operations.md); on the bounded \`/metrics\` series in [metrics.md](../metrics.md).
+[operations.md](../guides/operations.md); on the bounded \`/metrics\` series in [metrics.md](metrics.md).
 Error codes, including \`INVALID_CONFIG\`, \`HANDLERS_INVALID\` and \`SCHEMA_TOO_NEW\` that stop the server
-at start, are listed in [errors.md](../errors.md).`;
+at start, are listed in [errors.md](errors.md).`;
 
 /** The engine's settings that have no variable: options of `Engine.create` only. */
 function engineOnly(): SettingTable {

@@ -9,7 +9,7 @@ import { bearer, BODY_LIMIT_BYTES, json, PRODUCER, READER } from './api-abuse-ki
 const QUEUE_NAMES: Record<ChaosSize, number> = { test: 2000, ci: 10_000, full: 50_000 };
 /** Jobs of the biggest payload the body limit lets through: more than one 4 MiB answer holds. */
 const BIG_JOBS = 100;
-/** The documented bounds checked (README, "Every answer is bounded"; docs/metrics.md). */
+/** The documented bounds checked (docs/reference/http-api.md, "Every answer is bounded"; metrics.md). */
 const MAX_SCRAPE_BYTES = 1_000_000;
 const MAX_LIST_BYTES = 4 * 1_048_576;
 const MAX_SUMMARY_PAGE_BYTES = 100_000;
