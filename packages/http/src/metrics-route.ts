@@ -15,7 +15,8 @@ export const metricsRoute: FastifyPluginAsyncTypebox<{ metrics: NudgeMetrics }> 
     '/metrics',
     {
       schema: {
-        description: 'Prometheus metrics in the text exposition format; docs/reference/metrics.md lists them.',
+        description:
+          'Prometheus metrics in the text exposition format; docs/reference/metrics.md lists them.',
         produces: ['text/plain'],
         response: {
           200: Type.String({ description: 'Prometheus text format, version 0.0.4.' }),
