@@ -158,11 +158,12 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
    * @returns the job's view, with `created: false` when its idempotency key existed
    * @throws NudgeApiError `INVALID_REQUEST`, `UNKNOWN_KIND`, `PAYLOAD_TOO_DEEP`, … (400)
    */
-  async enqueue<K extends keyof Payloads & string>(
-    job: HttpJobInput<K, Payloads[K]>,
-  ): Promise<EnqueuedJobView<Payloads[K]>> {
+  async enqueue<Job extends HttpJobFor<Payloads>>(
+    job: Job,
+  ): Promise<EnqueuedJobView<Payloads[Job['kind'] & keyof Payloads]>> {
+    type Payload = Payloads[Job['kind'] & keyof Payloads];
     // POST /jobs tells a created job (201) from an existing one (200) by its status only.
-    const { status, body } = await this.#send<JobView<Payloads[K]>>('POST', '/jobs', toBody(job));
+    const { status, body } = await this.#send<JobView<Payload>>('POST', '/jobs', toBody(job));
     return { ...body, created: status === 201 };
   }
 
