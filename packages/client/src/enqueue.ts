@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { retrySqliteBusy, retrySqliteBusySync, validateJobInputs, type JsonValue } from '@nudge/core';
 import type pg from 'pg';
-import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/core/enqueue-sql';
+import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/store/sql';
 import { enqueuePlan, isSingleStatement } from './enqueue-plan.js';
 import {
   detectExecutor,

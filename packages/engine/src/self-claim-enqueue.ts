@@ -1,5 +1,5 @@
 import type { Enqueuer, ExecutionClass } from '@nudge/core';
-import { isDeduped } from '@nudge/core/enqueue-sql';
+import { isDeduped } from '@nudge/store/sql';
 import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
 import type { Executor } from './executor.js';
 import { servesOpen, type QueueServing } from './queue-serving.js';

@@ -1,4 +1,4 @@
-import { isDeduped, type EnqueueRow } from '@nudge/core/enqueue-sql';
+import { isDeduped, type EnqueueRow } from './sql/index.js';
 import type { CompleteInput, FollowUpInput } from './store.js';
 
 /**

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { enqueuePlan, type EnqueueRow, type ReturnedRow, type SqlQuery } from '@nudge/core/enqueue-sql';
+import { enqueuePlan, type EnqueueRow, type ReturnedRow, type SqlQuery } from '@nudge/store/sql';
 import type { TestDatabase } from './databases.js';
 import { planNodes, rowsRead, type PlanNode } from './query-plan.js';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { enqueuePlan, type ReturnedRow } from '@nudge/core/enqueue-sql';
+import { enqueuePlan, type ReturnedRow } from '../sql/index.js';
 import { splitPlannedFollowUps } from '../planned-follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
 

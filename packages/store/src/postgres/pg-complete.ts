@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ON_KEY_CONFLICT_DO_NOTHING, pgRecordDefinition, pgRecordValues } from '@nudge/core/enqueue-sql';
+import { ON_KEY_CONFLICT_DO_NOTHING, pgRecordDefinition, pgRecordValues } from '../sql/index.js';
 import { hasPlannedFollowUps } from '../planned-follow-ups.js';
 import { followUpRecordsJson, hasFollowUps } from '../follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';

@@ -8,7 +8,7 @@ import {
   paramValue,
   type EnqueueRow,
   type JobColumn,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import type { EnqueuedJob, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 import { limitedQueue } from './pg-queue-limits-sql.js';

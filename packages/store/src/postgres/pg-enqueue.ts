@@ -7,7 +7,7 @@ import {
   isDeduped,
   type ReturnedRow,
   type SqlQuery,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import type { StoredAttemptError } from '../stored-attempt-error.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';

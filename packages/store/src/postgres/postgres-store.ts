@@ -61,7 +61,7 @@ import { pgAdvanceSchedule, pgListSchedules, pgRegisterSchedules } from './pg-sc
 import { pgClaim } from './pg-claim.js';
 import { LimitedQueueHint } from './pg-limited-hint.js';
 import { pgComplete } from './pg-complete.js';
-import { isDeduped } from '@nudge/core/enqueue-sql';
+import { isDeduped } from '../sql/index.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';

@@ -6,7 +6,7 @@ import {
   sqliteNamedValues,
   type EnqueueRow,
   type ReturnedRow,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import { splitPlannedFollowUps } from '../planned-follow-ups.js';
 import type { CompleteInput, FollowUpInput, JobLease } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';

@@ -7,7 +7,7 @@ import {
   paramValue,
   type EnqueueRow,
   type JobColumn,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import type { EnqueuedJob, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';

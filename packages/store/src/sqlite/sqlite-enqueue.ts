@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Enqueuer } from '@nudge/core';
-import { enqueuePlan, type ReturnedRow } from '@nudge/core/enqueue-sql';
+import { enqueuePlan, type ReturnedRow } from '../sql/index.js';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';

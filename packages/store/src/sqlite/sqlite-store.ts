@@ -53,7 +53,7 @@ import { createSqliteClaim } from './sqlite-claim.js';
 import { SqliteHeldQueues } from './sqlite-held-queues.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
-import { isDeduped } from '@nudge/core/enqueue-sql';
+import { isDeduped } from '../sql/index.js';
 import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteJobCommands } from './sqlite-job-commands.js';

@@ -1,5 +1,4 @@
-import { DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, DEFAULT_QUEUE } from '../job.js';
-import type { JobInput } from '../job-options.js';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, DEFAULT_QUEUE, type JobInput } from '@nudge/core';
 
 /**
  * A job as the enqueue SQL takes it: the validated input of `@nudge/core`'s job contract, and the

@@ -1,6 +1,4 @@
-import type { Enqueuer } from '../enqueuer.js';
-import type { JobStatus } from '../job-status.js';
-import { NudgeError } from '../nudge-error.js';
+import { NudgeError, type Enqueuer, type JobStatus } from '@nudge/core';
 import {
   dependentStart,
   insertDependencyEdges,
