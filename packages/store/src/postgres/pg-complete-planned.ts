@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgTransaction } from './pg-transaction.js';
 import { enqueuePlan, type ReturnedRow } from '../sql/index.js';
 import { splitPlannedFollowUps } from '../planned-follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
@@ -18,9 +19,7 @@ export async function pgCompletePlanned(
   complete: (client: pg.ClientBase, items: readonly CompleteInput[], now?: Date) => Promise<JobLease[]>,
 ): Promise<JobLease[]> {
   const { plain, planned } = splitPlannedFollowUps(items);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return pgTransaction(pool, async (client) => {
     const written = await complete(client, plain, now);
     for (const { id } of written) {
       const rows = planned.get(Number(id));
@@ -30,12 +29,6 @@ export async function pgCompletePlanned(
       while (!step.done)
         step = plan.next((await client.query<ReturnedRow>(step.value.sql, [...step.value.params])).rows);
     }
-    await client.query('COMMIT');
     return written;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
