@@ -71,3 +71,20 @@ export async function selfClaimEnqueue(
   ]);
   return job;
 }
+
+/**
+ * Enqueues prepared jobs through an instance, in one store transaction (`Store.enqueueMany`: all
+ * or nothing, each job as the store's enqueue plan writes it), then requests one claim. A batch is
+ * never claimed by its producer: the claim that follows starts what is due.
+ * @param enqueuer - the API key that enqueues, passed to the store (see `Store.enqueue`)
+ * @returns each job as stored, in input order
+ */
+export async function enqueueBatch(
+  parts: Pick<SelfClaimParts, 'store' | 'requestClaim'>,
+  inputs: readonly EnqueueInput[],
+  enqueuer?: Enqueuer,
+): Promise<EnqueuedJob[]> {
+  const jobs = await parts.store.enqueueMany(inputs, enqueuer);
+  parts.requestClaim();
+  return jobs;
+}
