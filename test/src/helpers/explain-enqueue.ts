@@ -20,7 +20,7 @@ export const jobRowsRead = (plan: PlanNode): number =>
     .reduce((sum, n) => sum + rowsRead(n), 0);
 
 /**
- * Runs `@nudge/core`'s enqueue plan of `jobs` on `db` in a transaction it rolls back, explaining
+ * Runs the store's enqueue plan (`@nudge/store/sql`) of `jobs` on `db` in a transaction it rolls back, explaining
  * each statement before running it (PostgreSQL: `EXPLAIN ANALYZE` in a savepoint rolled back, on
  * a connection with `options`, such as the store's planner settings; SQLite: `EXPLAIN QUERY
  * PLAN`), and answers the statements in order.

@@ -8,7 +8,7 @@ import type { CompleteInput, JobLease } from '../store.js';
  * A completion batch with follow-ups that take the enqueue plan (throttled, debounced or with
  * dependencies), in one transaction: the completion statement with the other follow-ups
  * (`complete`), then, for each completion it recorded, that job's follow-ups through
- * `@nudge/core`'s enqueue plan, as one batch. A window or a waiting job found enqueues nothing, as
+ * the enqueue plan (`sql/enqueue-plan.ts`), as one batch. A window or a waiting job found enqueues nothing, as
  * for any producer; a dependency id that names no job counts as one that did not succeed
  * (`'unmet'`). A fenced-out completion enqueues nothing.
  */

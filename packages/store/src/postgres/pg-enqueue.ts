@@ -24,7 +24,7 @@ const KEY_TRIES = 3;
 
 type PgReturnedRow = PgJobRow & ReturnedRow;
 
-/** Runs `@nudge/core`'s enqueue plan on `client` and builds each job's view. */
+/** Runs the enqueue plan (`sql/enqueue-plan.ts`) on `client` and builds each job's view. */
 async function runPlan(
   client: pg.Pool | pg.ClientBase,
   inputs: readonly EnqueueInput[],
@@ -64,7 +64,7 @@ export async function pgEnqueueOne(
 }
 
 /**
- * Many jobs in one transaction, returned in input order: `@nudge/core`'s enqueue plan (one INSERT
+ * Many jobs in one transaction, returned in input order: the enqueue plan (`sql/enqueue-plan.ts`) (one INSERT
  * per run of up to 1,000 jobs that set the same fields, then a read-back of keys that existed).
  * @param enqueuer - the API key that enqueues (see `Store.enqueue`)
  * @throws EnqueueReadBackError when a job whose key existed vanished during the batch

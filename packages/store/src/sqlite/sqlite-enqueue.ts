@@ -11,7 +11,7 @@ const MAX_CACHED_STATEMENTS = 64;
 type SqliteReturnedRow = SqliteJobRow & ReturnedRow;
 
 /**
- * Prepares enqueue for SQLite: `@nudge/core`'s enqueue plan (one multi-row INSERT per run of up to
+ * Prepares enqueue for SQLite: the enqueue plan (`sql/enqueue-plan.ts`) (one multi-row INSERT per run of up to
  * 1,000 jobs that set the same fields, omitted fields falling to the schema's defaults, then a
  * read-back of keys that existed), run by better-sqlite3 in one synchronous `BEGIN IMMEDIATE`
  * transaction, so a batch is atomic and nothing else on this connection interleaves with it.
