@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type pg from 'pg';
-import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/core/enqueue-sql';
+import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/store/sql';
 
 /**
  * Anything the transactional enqueue writes through, recognised by its shape (none of these

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { retrySqliteBusy, retrySqliteBusySync, validateJobInputs, type JsonValue } from '@nudge/core';
 import type pg from 'pg';
-import type { ReturnedRow, SqlDialect, SqlQuery } from '@nudge/core/enqueue-sql';
+import { inTransaction, type ReturnedRow, type SqlDialect, type SqlQuery } from '@nudge/store/sql';
 import { enqueuePlan, isSingleStatement } from './enqueue-plan.js';
 import {
   detectExecutor,
@@ -66,15 +66,10 @@ async function pgClientEnqueue(client: pg.ClientBase, jobs: readonly AnyJob[]): 
 }
 
 async function pgOwnTransaction(client: pg.ClientBase, jobs: readonly AnyJob[]): Promise<EnqueueResult[]> {
-  await client.query('BEGIN');
-  try {
-    const results = await runAsync(enqueuePlan('postgres', jobs), (query) => pgQuery(client, query));
-    await client.query('COMMIT');
-    return results;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  return inTransaction(
+    (sql) => client.query(sql),
+    () => runAsync(enqueuePlan('postgres', jobs), (query) => pgQuery(client, query)),
+  );
 }
 
 async function pgPoolEnqueue(pool: pg.Pool, jobs: readonly AnyJob[]): Promise<EnqueueResult[]> {

@@ -9,7 +9,7 @@ export {
   PRIORITY_RANGE,
   MAX_ATTEMPTS_RANGE,
 } from '@nudge/core';
-export type { SqlDialect } from '@nudge/core/enqueue-sql';
+export type { SqlDialect } from '@nudge/store/sql';
 export type { EnqueueExecutor } from './enqueue-executor.js';
 export { enqueue, enqueueMany, enqueueSync, enqueueManySync, type EnqueueOptions } from './enqueue.js';
 export { SQLITE_BUSY_RETRY_BUDGET_MS, isSqliteBusy } from '@nudge/core';

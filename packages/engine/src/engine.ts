@@ -9,7 +9,7 @@ import type {
   RetryJobsFilter,
 } from '@nudge/store';
 import type { SafetyPoll } from './safety-poll.js';
-import { selfClaimEnqueue } from './self-claim-enqueue.js';
+import { enqueueBatch, selfClaimEnqueue } from './self-claim-enqueue.js';
 import type { Claimer } from './claimer.js';
 import type { TriggerCounts } from './claim-trigger.js';
 import type { EngineEvents } from './engine-events.js';
@@ -254,6 +254,21 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
         requestClaim: () => this.requestClaim(),
       },
       input,
+      enqueuer,
+    );
+  }
+
+  /**
+   * Enqueues jobs already prepared with {@link prepareEnqueue} in one transaction, all or nothing
+   * (see `Store.enqueueMany`), then requests one claim.
+   * @param enqueuer - the API key that enqueues, when the HTTP API has keys (see `Store.enqueue`)
+   * @returns each job as stored, in input order
+   * @throws NudgeError what the store throws (see {@link enqueue}); nothing is written
+   */
+  async enqueueMany(prepared: readonly EnqueueInput[], enqueuer?: Enqueuer): Promise<EnqueuedJob[]> {
+    return enqueueBatch(
+      { store: this.options.store, requestClaim: () => this.requestClaim() },
+      prepared,
       enqueuer,
     );
   }

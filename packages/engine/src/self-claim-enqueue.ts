@@ -1,5 +1,4 @@
 import type { Enqueuer, ExecutionClass } from '@nudge/core';
-import { isDeduped } from '@nudge/core/enqueue-sql';
 import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
 import type { Executor } from './executor.js';
 import { servesOpen, type QueueServing } from './queue-serving.js';
@@ -21,12 +20,14 @@ export interface SelfClaimParts {
 }
 
 /**
- * Enqueues a prepared job through an instance. When a slot of the kind's class is free, the job
- * is due now and its queue is served without a cap, the row is inserted already claimed by this
- * instance (unless a due job should run first, or its queue is paused; the store decides in the
- * same statement) and started right after the commit, without a claim round trip. Otherwise it
- * is inserted as usual and a claim is requested. A job whose idempotency key existed is never
- * started here: this call did not write it.
+ * Enqueues a prepared job through an instance. When the engine runs, knows the kind, serves its
+ * queue without a cap and has a slot of the kind's class free, it holds that slot and offers it to
+ * the store (`Store.enqueueAndClaim`), which decides how the job is written (`enqueueRoute`): a job
+ * due now is inserted already claimed by this instance (unless a due job should run first, or its
+ * queue is paused or limited; decided in the same statement) and started right after the commit,
+ * without a claim round trip. A delayed job, one with dependencies, a throttled or debounced one,
+ * and one whose idempotency key existed come back not claimed by this call: the slot is given back
+ * and a claim is requested, as after any other enqueue.
  * @param enqueuer - the API key that enqueues, passed to the store (see `Store.enqueue`)
  * @returns the job as stored (`RUNNING` when this instance took it)
  */
@@ -37,16 +38,9 @@ export async function selfClaimEnqueue(
 ): Promise<EnqueuedJob> {
   const { store, executor } = parts;
   const execution = parts.kinds.get(input.kind);
-  // A job of a capped queue goes through a claim, which counts it against the cap; a delayed job
-  // waits as SCHEDULED, a job with dependencies as WAITING; a throttled or debounced one
-  // is enqueued by the store's dedupe steps.
+  // A job of a capped queue goes through a claim, which counts it against the cap.
   const held =
-    parts.running &&
-    execution !== undefined &&
-    !((input.delayMs ?? 0) > 0) &&
-    !(input.dependsOn !== undefined && input.dependsOn.length > 0) &&
-    !isDeduped(input) &&
-    servesOpen(parts.serving, input.queue)
+    parts.running && execution !== undefined && servesOpen(parts.serving, input.queue)
       ? executor.reserve(execution, 1)
       : 0;
   if (execution === undefined || held === 0) {
@@ -76,4 +70,21 @@ export async function selfClaimEnqueue(
     { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts, waitMs: 0 },
   ]);
   return job;
+}
+
+/**
+ * Enqueues prepared jobs through an instance, in one store transaction (`Store.enqueueMany`: all
+ * or nothing, each job as the store's enqueue plan writes it), then requests one claim. A batch is
+ * never claimed by its producer: the claim that follows starts what is due.
+ * @param enqueuer - the API key that enqueues, passed to the store (see `Store.enqueue`)
+ * @returns each job as stored, in input order
+ */
+export async function enqueueBatch(
+  parts: Pick<SelfClaimParts, 'store' | 'requestClaim'>,
+  inputs: readonly EnqueueInput[],
+  enqueuer?: Enqueuer,
+): Promise<EnqueuedJob[]> {
+  const jobs = await parts.store.enqueueMany(inputs, enqueuer);
+  parts.requestClaim();
+  return jobs;
 }

@@ -4,17 +4,27 @@ import type { Engine } from '@nudge/engine';
  * The part of an {@link Engine} the HTTP layer uses: the kinds it can run (to reject unknown
  * kinds up front), the enqueue that may start a job at once on this instance (and applies the
  * kind's defaults and schema), `prepareEnqueue` (the same defaults and schema check, for the
- * batch route that writes through the store), cancel and retry, one job or many (which abort a
+ * batch route, which reports every invalid job by index) and `enqueueMany` (the batch's write and
+ * its claim request), cancel and retry, one job or many (which abort a
  * cancelled attempt running on this instance at once), and the one trigger path (`requestClaim`, coalesced,
  * returns at once).
  *
  * An `Engine` fits as is; tests pass a plain object such as
  * `{ kinds: ['echo'], requestClaim: () => calls++, enqueue: (input, enqueuer) => store.enqueue(input, enqueuer),
- * prepareEnqueue: (input) => input, cancel: (id) => store.cancelJob(id),
+ * prepareEnqueue: (input) => input, enqueueMany: (inputs, enqueuer) => store.enqueueMany(inputs, enqueuer),
+ * cancel: (id) => store.cancelJob(id),
  * retry: (id) => store.retryJob(id), cancelMany: (filter) => store.cancelJobs(filter),
  * retryMany: (filter) => store.retryJobs(filter) }`.
  */
 export type ClaimEngine = Pick<
   Engine,
-  'kinds' | 'requestClaim' | 'enqueue' | 'prepareEnqueue' | 'cancel' | 'retry' | 'cancelMany' | 'retryMany'
+  | 'kinds'
+  | 'requestClaim'
+  | 'enqueue'
+  | 'enqueueMany'
+  | 'prepareEnqueue'
+  | 'cancel'
+  | 'retry'
+  | 'cancelMany'
+  | 'retryMany'
 >;

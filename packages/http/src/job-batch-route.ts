@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { jobInputProblem, NudgeError } from '@nudge/core';
-import type { EnqueueInput, Store } from '@nudge/store';
+import type { EnqueueInput } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import { enqueuerOf, mayRead } from './caller-access.js';
 import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
@@ -82,10 +82,9 @@ const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem =>
  * naming the job by index, since the batch is written all or nothing.
  */
 export const jobBatchRoute: FastifyPluginAsyncTypebox<{
-  store: Store;
   engine: ClaimEngine;
   metrics?: NudgeMetrics | undefined;
-}> = async (app, { store, engine, metrics }) => {
+}> = async (app, { engine, metrics }) => {
   app.post(
     '/jobs/batch',
     {
@@ -105,9 +104,9 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{
       const problems = prepared.filter(isProblem);
       if (problems.length > 0) throw new BatchRejectedError(problems, jobs.length);
       const inputs = prepared as EnqueueInput[];
-      const written = await store.enqueueMany(inputs, enqueuerOf(request));
+      // The engine writes them through the store and requests one claim.
+      const written = await engine.enqueueMany(inputs, enqueuerOf(request));
       metrics?.enqueued(written);
-      engine.requestClaim();
       // 201 when the batch created any job; 200 when every job's idempotency key existed.
       void reply.code(written.some((job) => job.created) ? 201 : 200);
       const reads = mayRead(request);

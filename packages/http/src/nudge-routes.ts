@@ -49,7 +49,7 @@ export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async 
   { store, engine, metrics, instanceLiveWithinMs = 180_000 },
 ) => {
   await app.register(jobRoutes, { store, engine, metrics });
-  await app.register(jobBatchRoute, { store, engine, metrics });
+  await app.register(jobBatchRoute, { engine, metrics });
   await app.register(jobListRoute, { store });
   await app.register(jobCommandRoutes, { engine });
   await app.register(jobBulkCommandRoutes, { engine });

@@ -1,5 +1,5 @@
 import { findUnstorableJsonText, jobInputProblem, NudgeError } from '@nudge/core';
-import { JOB_COLUMNS } from '@nudge/core/enqueue-sql';
+import { JOB_COLUMNS } from './sql/index.js';
 import type { CompleteInput } from './store.js';
 
 /** The record fields of a follow-up besides its payload, which is spliced in as JSON text. */

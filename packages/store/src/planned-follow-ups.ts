@@ -1,8 +1,8 @@
-import { isDeduped, type EnqueueRow } from '@nudge/core/enqueue-sql';
+import { takesSteps, type EnqueueRow } from './sql/index.js';
 import type { CompleteInput, FollowUpInput } from './store.js';
 
 /**
- * A completion batch split for the follow-ups that take `@nudge/core`'s enqueue plan instead of
+ * A completion batch split for the follow-ups that take the enqueue plan (`sql/enqueue-plan.ts`) instead of
  * the completion's own insert: `plain`, the batch without them; `planned`, each parent id's
  * follow-ups as enqueue rows (the payload parsed back from its JSON text), in the order the
  * handler enqueued them.
@@ -18,9 +18,11 @@ export function followUpRow(followUp: FollowUpInput): EnqueueRow {
   return payloadJson === undefined ? options : { ...options, payload: JSON.parse(payloadJson) as unknown };
 }
 
-/** Whether `followUp` takes the enqueue plan: it is throttled, debounced or has dependencies. */
-const isPlanned = (followUp: FollowUpInput): boolean =>
-  isDeduped(followUp) || (followUp.dependsOn !== undefined && followUp.dependsOn.length > 0);
+/**
+ * Whether `followUp` takes the enqueue plan: it is throttled, debounced or has dependencies (the
+ * enqueue's own test, `takesSteps`).
+ */
+const isPlanned = (followUp: FollowUpInput): boolean => takesSteps(followUp);
 
 /** Whether any follow-up of the batch takes the enqueue plan (see {@link splitPlannedFollowUps}). */
 export function hasPlannedFollowUps(items: readonly CompleteInput[]): boolean {

@@ -137,8 +137,9 @@ export interface Store {
    * order; otherwise inserts it as {@link enqueue} does. Decided inside the one statement, so
    * the claim order holds against concurrent producers and claimers.
    * A job whose kind and idempotency key exist is returned as it is, `created: false`: never
-   * claimed by this call, whatever its status. A job with `dependsOn`, or a throttled or
-   * debounced one, is enqueued as by {@link enqueue}, never claimed by this call.
+   * claimed by this call, whatever its status. A job with `dependsOn`, a throttled or debounced
+   * one, or a delayed one is enqueued as by {@link enqueue}, never claimed by this call: the store
+   * decides in one place (`enqueueRoute`), so a caller offers the claim without sorting jobs.
    * @returns the job as stored: `status` tells whether it was claimed
    */
   enqueueAndClaim(input: EnqueueInput, claim: SelfClaimInput, enqueuer?: Enqueuer): Promise<EnqueuedJob>;

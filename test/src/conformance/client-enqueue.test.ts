@@ -60,7 +60,7 @@ async function rowsOf(store: Store, results: readonly { id: number; created: boo
   );
 }
 
-// The client's SDK and the store both run @nudge/core's enqueue plan: the same batch through
+// The client's SDK and the store both run the store's enqueue plan (@nudge/store/sql): the same batch through
 // each, on fresh databases of one dialect, writes the same rows and answers the same.
 describeStore('the client SDK enqueue against the store enqueue', (t) => {
   it('writes the same rows and answers the same for every executor', async () => {

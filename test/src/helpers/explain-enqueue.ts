@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { enqueuePlan, type EnqueueRow, type ReturnedRow, type SqlQuery } from '@nudge/core/enqueue-sql';
+import { enqueuePlan, type EnqueueRow, type ReturnedRow, type SqlQuery } from '@nudge/store/sql';
 import type { TestDatabase } from './databases.js';
 import { planNodes, rowsRead, type PlanNode } from './query-plan.js';
 
@@ -20,7 +20,7 @@ export const jobRowsRead = (plan: PlanNode): number =>
     .reduce((sum, n) => sum + rowsRead(n), 0);
 
 /**
- * Runs `@nudge/core`'s enqueue plan of `jobs` on `db` in a transaction it rolls back, explaining
+ * Runs the store's enqueue plan (`@nudge/store/sql`) of `jobs` on `db` in a transaction it rolls back, explaining
  * each statement before running it (PostgreSQL: `EXPLAIN ANALYZE` in a savepoint rolled back, on
  * a connection with `options`, such as the store's planner settings; SQLite: `EXPLAIN QUERY
  * PLAN`), and answers the statements in order.

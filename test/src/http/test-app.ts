@@ -66,6 +66,11 @@ export async function createTestApp(
     cancelMany: (filter: CancelJobsFilter) => store.cancelJobs(filter),
     retryMany: (filter: RetryJobsFilter) => store.retryJobs(filter),
     prepareEnqueue: (input: EnqueueInput) => input,
+    enqueueMany: async (inputs: readonly EnqueueInput[], enqueuer?: Enqueuer) => {
+      const jobs = await store.enqueueMany(inputs, enqueuer);
+      claims += 1;
+      return jobs;
+    },
   };
   const metrics = new NudgeMetrics({ store, processMetrics: false });
   const app = createHttpApp({

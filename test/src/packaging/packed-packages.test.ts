@@ -172,6 +172,35 @@ describe('packed packages', () => {
     }
   });
 
+  it('install no database driver with @nudge/client (the store lists them as optional peers)', () => {
+    const manifests = new Map(packed.map((pkg) => [pkg.name, manifestOf(pkg)]));
+    const drivers = ['pg', 'better-sqlite3'];
+    // The packages `npm install @nudge/client` brings, through the workspace's own packages.
+    const seen = new Set<string>();
+    const pulled: string[] = [];
+    const visit = (name: string): void => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      const manifest = manifests.get(name);
+      if (manifest === undefined) return;
+      for (const dep of Object.keys(manifest.dependencies ?? {})) {
+        if (drivers.includes(dep)) pulled.push(`${name} depends on ${dep}`);
+        visit(dep);
+      }
+      const meta = (manifest.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>;
+      for (const dep of Object.keys(manifest.peerDependencies ?? {})) {
+        if (drivers.includes(dep) && meta[dep]?.optional !== true) pulled.push(`${name} needs peer ${dep}`);
+      }
+    };
+    visit('@nudge/client');
+    assert.ok(seen.has('@nudge/store'), '@nudge/client takes its enqueue SQL from @nudge/store/sql');
+    assert.deepEqual(pulled, []);
+    // The server does install them: it opens the databases.
+    const server = manifests.get('@nudge/server');
+    assert.ok(server);
+    for (const driver of drivers) assert.ok(Object.keys(server.dependencies ?? {}).includes(driver), driver);
+  });
+
   it('ship what they read at run time: migrations, the dashboard page, the CLI', () => {
     const byName = new Map(packed.map((pkg) => [pkg.name, filesOf(unpacked(pkg))]));
     const store = byName.get('@nudge/store') ?? [];

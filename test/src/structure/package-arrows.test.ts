@@ -1,7 +1,9 @@
 // The workspace's dependency arrows point inward: apps/ may use packages/, never the reverse; core
 // (the job contract) uses no other package; store (the database seam) knows neither the engine nor
 // the HTTP layer. Checked in each package.json and in every import of every source file, so a new
-// arrow the wrong way fails here before it can tangle the build order.
+// arrow the wrong way fails here before it can tangle the build order. Core holds no SQL (the
+// statements live in the store), and the store's driver-free `sql` folder, which the client SDK
+// imports as `@nudge/store/sql`, imports nothing but core and itself.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -95,6 +97,20 @@ function wrongArrows(pkg: Workspace): string[] {
   return wrong;
 }
 
+/** SQL statements in `file`'s code, comments left out: the first words of each one found. */
+function sqlIn(file: string): string[] {
+  const code = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+  const found: string[] = [];
+  for (const match of code.matchAll(
+    /\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|SELECT\s[^'`]*?\sFROM|BEGIN|COMMIT|ROLLBACK)\b/g,
+  )) {
+    found.push(`${relative(ROOT, file)}: ${match[0]}`);
+  }
+  return found;
+}
+
 describe('the workspace arrows point inward', () => {
   it('finds the workspaces it checks (a check of nothing would pass)', () => {
     assert.ok(packages.some((pkg) => pkg.name === '@nudge/core'));
@@ -108,6 +124,41 @@ describe('the workspace arrows point inward', () => {
       assert.deepEqual(wrongArrows(pkg), []);
     });
   }
+
+  it('@nudge/core holds no SQL: the statements live in the store', () => {
+    const core = packages.find((pkg) => pkg.name === '@nudge/core');
+    assert.ok(core);
+    assert.deepEqual(sourceFiles(core.dir).flatMap(sqlIn), []);
+  });
+
+  it('sees SQL where there is some (a check of nothing would pass)', () => {
+    const store = packages.find((pkg) => pkg.name === '@nudge/store');
+    assert.ok(store);
+    const folder = join(store.dir, 'src', 'sql') + sep;
+    const found = sourceFiles(store.dir)
+      .filter((file) => file.startsWith(folder))
+      .flatMap(sqlIn);
+    assert.ok(found.some((hit) => hit.endsWith('INSERT INTO')));
+    assert.ok(found.some((hit) => hit.endsWith('COMMIT')));
+  });
+
+  it("the store's sql folder (@nudge/store/sql) imports no driver and no other part of the store", () => {
+    const store = packages.find((pkg) => pkg.name === '@nudge/store');
+    assert.ok(store);
+    const folder = join(store.dir, 'src', 'sql') + sep;
+    const files = sourceFiles(store.dir).filter((file) => file.startsWith(folder));
+    assert.ok(files.length > 0);
+    const wrong = files.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) =>
+          spec.startsWith('.')
+            ? !resolve(file, '..', spec).startsWith(folder)
+            : spec !== '@nudge/core' && !spec.startsWith('node:'),
+        )
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+    );
+    assert.deepEqual(wrong, []);
+  });
 
   it('sees a wrong arrow when one is drawn', () => {
     const core = packages.find((pkg) => pkg.name === '@nudge/core');

@@ -2,10 +2,12 @@ import type pg from 'pg';
 import type { JobStatus } from '@nudge/core';
 import type { BulkCommandResult, CancelJobsFilter } from '../bulk-command-types.js';
 import { checkCancelFilter } from '../bulk-filter-check.js';
+import { bulkFilterSql, cancelConditions, pgFilterBinding } from '../bulk-filters.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { pgNow } from './pg-row.js';
 import { isRowWriteError, type IsolatedWrites } from '../isolated-writes.js';
-import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgTransaction } from './pg-transaction.js';
 
 /**
  * One page of a bulk cancel. $1 statuses, $2 the highest id when the command started, $3 the
@@ -58,20 +60,6 @@ interface CancelledRow {
   previous: JobStatus;
 }
 
-function cancelFilters(filter: CancelJobsFilter): { sql: string[]; values: unknown[] } {
-  const sql: string[] = [];
-  const values: unknown[] = [];
-  const add = (condition: (param: string) => string, value: unknown) => {
-    values.push(value);
-    sql.push(condition(`$${5 + values.length}`));
-  };
-  if (filter.kind !== undefined) add((p) => `kind = ${p}::text`, filter.kind);
-  if (filter.queue !== undefined) add((p) => `queue = ${p}::text`, filter.queue);
-  if (filter.createdAfter) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
-  if (filter.createdBefore) add((p) => `created_at < ${p}::timestamptz`, filter.createdBefore);
-  return { sql, values };
-}
-
 /** See {@link Store.cancelJobs}. */
 export async function pgCancelJobs(
   pool: pg.Pool,
@@ -82,7 +70,8 @@ export async function pgCancelJobs(
   const statuses = checkCancelFilter(filter);
   const { rows } = await pool.query<{ last: string | null }>('SELECT max(id)::text AS last FROM nudge_jobs');
   const lastId = Number(rows[0]?.last ?? 0);
-  const filters = cancelFilters(filter);
+  // The filter's parameters follow the page's five.
+  const filters = bulkFilterSql(cancelConditions(filter), pgFilterBinding(6));
   const text = pgCancelPageSql(filters.sql);
   // The page's read alone: $5 (now) is read as a column so the parameters keep their numbers.
   const select = pageSelect(filters.sql).replace(

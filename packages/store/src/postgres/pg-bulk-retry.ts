@@ -1,11 +1,13 @@
 import type pg from 'pg';
 import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.js';
 import { checkRetryFilter } from '../bulk-filter-check.js';
+import { bulkFilterSql, pgFilterBinding, retryConditions } from '../bulk-filters.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { pgNow } from './pg-row.js';
 import { pgRetryCtes } from './pg-retry-sql.js';
 import { isRowWriteError, type IsolatedWrites } from '../isolated-writes.js';
-import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgTransaction } from './pg-transaction.js';
 
 /** Where the next page starts: after this (finished_at, id) among the jobs of `kind`. */
 interface RetryCursor {
@@ -108,19 +110,6 @@ SELECT count(*) AS settled FROM changed`;
 export const PG_NEXT_FINISHED_KIND = `
 SELECT min(kind) AS kind FROM nudge_jobs WHERE status = $1 AND finished_at IS NOT NULL AND kind > $2`;
 
-function retryFilters(filter: RetryJobsFilter): { sql: string[]; values: unknown[] } {
-  const sql: string[] = [];
-  const values: unknown[] = [];
-  const add = (condition: (param: string) => string, value: unknown) => {
-    values.push(value);
-    sql.push(condition(`$${7 + values.length}`));
-  };
-  if (filter.queue !== undefined) add((p) => `queue = ${p}::text`, filter.queue);
-  if (filter.finishedAfter) add((p) => `finished_at >= ${p}::timestamptz`, filter.finishedAfter);
-  if (filter.finishedBefore) add((p) => `finished_at < ${p}::timestamptz`, filter.finishedBefore);
-  return { sql, values };
-}
-
 /**
  * See {@link Store.retryJobs}. The walk goes kind by kind (only `filter.kind` when given), each
  * kind in (finished_at, id) order, so each page is a plain range of the finished index.
@@ -144,7 +133,12 @@ export async function pgRetryJobs(
   // '' sorts before every kind (kinds are never empty).
   const firstKind = await nextKind('');
   if (firstKind === undefined) return { changed: 0, isolated: 0, groups: [], running: [], pages: 0 };
-  const filters = retryFilters(filter);
+  // The filter's parameters follow the page's seven; the kind is the page's own ($2, walked
+  // kind by kind), not a condition.
+  const filters = bulkFilterSql(
+    retryConditions(filter).filter((c) => c.column !== 'kind'),
+    pgFilterBinding(8),
+  );
   const text = pgRetryPageSql(filters.sql, filter.kind !== undefined);
   const onlyParam = `$${8 + filters.values.length}`;
   const byPartsText = pgRetryPageSql(filters.sql, filter.kind !== undefined, onlyParam);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { enqueuePlan, type ReturnedRow } from '@nudge/core/enqueue-sql';
+import { pgTransaction } from './pg-transaction.js';
+import { enqueuePlan, type ReturnedRow } from '../sql/index.js';
 import { splitPlannedFollowUps } from '../planned-follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
 
@@ -7,7 +8,7 @@ import type { CompleteInput, JobLease } from '../store.js';
  * A completion batch with follow-ups that take the enqueue plan (throttled, debounced or with
  * dependencies), in one transaction: the completion statement with the other follow-ups
  * (`complete`), then, for each completion it recorded, that job's follow-ups through
- * `@nudge/core`'s enqueue plan, as one batch. A window or a waiting job found enqueues nothing, as
+ * the enqueue plan (`sql/enqueue-plan.ts`), as one batch. A window or a waiting job found enqueues nothing, as
  * for any producer; a dependency id that names no job counts as one that did not succeed
  * (`'unmet'`). A fenced-out completion enqueues nothing.
  */
@@ -18,9 +19,7 @@ export async function pgCompletePlanned(
   complete: (client: pg.ClientBase, items: readonly CompleteInput[], now?: Date) => Promise<JobLease[]>,
 ): Promise<JobLease[]> {
   const { plain, planned } = splitPlannedFollowUps(items);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return pgTransaction(pool, async (client) => {
     const written = await complete(client, plain, now);
     for (const { id } of written) {
       const rows = planned.get(Number(id));
@@ -30,12 +29,6 @@ export async function pgCompletePlanned(
       while (!step.done)
         step = plan.next((await client.query<ReturnedRow>(step.value.sql, [...step.value.params])).rows);
     }
-    await client.query('COMMIT');
     return written;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ON_KEY_CONFLICT_DO_NOTHING, pgRecordDefinition, pgRecordValues } from '@nudge/core/enqueue-sql';
+import { insertJobsSql, pgRecordDefinition, pgRecordValues } from '../sql/index.js';
 import { hasPlannedFollowUps } from '../planned-follow-ups.js';
 import { followUpRecordsJson, hasFollowUps } from '../follow-ups.js';
 import type { CompleteInput, JobLease } from '../store.js';
@@ -29,11 +29,12 @@ const COMPLETE_WITH_EXTRAS = `
 WITH done AS (${UPDATE},
        progress = coalesce($4::jsonb -> (j.id::text), j.progress)${FENCE}
 ), follow_ups AS (
-INSERT INTO nudge_jobs (${FOLLOW_UP.columns.join(', ')})
-SELECT ${FOLLOW_UP.values.join(', ')}
+${insertJobsSql({
+  columns: FOLLOW_UP.columns,
+  rows: `SELECT ${FOLLOW_UP.values.join(', ')}
   FROM jsonb_to_recordset($5::jsonb) AS f(parent_id bigint, ${pgRecordDefinition()})
- WHERE f.parent_id IN (SELECT id FROM done)
-${ON_KEY_CONFLICT_DO_NOTHING}
+ WHERE f.parent_id IN (SELECT id FROM done)`,
+})}
 )
 SELECT id, version FROM done`;
 

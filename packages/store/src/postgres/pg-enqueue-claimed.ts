@@ -4,11 +4,11 @@ import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
 import {
   JOB_COLUMNS,
   keyedRepeatConflict,
-  ON_KEY_CONFLICT_DO_NOTHING,
+  insertJobsSql,
   paramValue,
   type EnqueueRow,
   type JobColumn,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import type { EnqueuedJob, SelfClaimInput } from '../store.js';
 import { pgMs, pgRowToJob, type PgJobRow } from './pg-row.js';
 import { limitedQueue } from './pg-queue-limits-sql.js';
@@ -34,9 +34,9 @@ function enqueueClaimedSql(present: readonly JobColumn[]): string {
   const runAtIndex = present.findIndex((o) => o.column === 'run_at');
   const runAtField = present[runAtIndex];
   const runAt = runAtField === undefined ? 'n.now' : value(runAtField, runAtIndex);
-  return `
-INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
-SELECT ${values.join(', ')},
+  return insertJobsSql({
+    columns: [...columns, 'status', 'attempts', 'version', 'claimed_by', 'started_at', 'lease_expires_at'],
+    rows: `SELECT ${values.join(', ')},
        CASE WHEN c.claim THEN 'RUNNING' WHEN ${runAt} > n.now THEN 'SCHEDULED' ELSE 'PENDING' END,
        CASE WHEN c.claim THEN 1 ELSE 0 END,
        CASE WHEN c.claim THEN 1 ELSE 0 END,
@@ -49,9 +49,9 @@ SELECT ${values.join(', ')},
                    WHERE status = 'PENDING' AND priority <= $5::integer AND run_at <= n.now
                      AND kind = ANY($3::text[]))
                   AND NOT EXISTS (SELECT 1 FROM nudge_queues WHERE name = $6::text AND (paused OR ${limitedQueue()}))
-                  AS claim) AS c
-${ON_KEY_CONFLICT_DO_NOTHING}
-RETURNING *`;
+                  AS claim) AS c`,
+    returning: '*',
+  });
 }
 
 const statements = new Map<string, { readonly name: string; readonly text: string }>();

@@ -1,16 +1,11 @@
 import type { ColumnType, Generated } from 'kysely';
 import type pg from 'pg';
 import type { Enqueuer, JsonValue } from '@nudge/core';
-import {
-  EnqueueReadBackError,
-  enqueuePlan,
-  isDeduped,
-  type ReturnedRow,
-  type SqlQuery,
-} from '@nudge/core/enqueue-sql';
+import { EnqueueReadBackError, enqueuePlan, type ReturnedRow, type SqlQuery } from '../sql/index.js';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import type { StoredAttemptError } from '../stored-attempt-error.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';
+import { pgTransaction } from './pg-transaction.js';
 
 /** The table as Kysely sees it. */
 export interface PgSchema {
@@ -29,7 +24,7 @@ const KEY_TRIES = 3;
 
 type PgReturnedRow = PgJobRow & ReturnedRow;
 
-/** Runs `@nudge/core`'s enqueue plan on `client` and builds each job's view. */
+/** Runs the enqueue plan (`sql/enqueue-plan.ts`) on `client` and builds each job's view. */
 async function runPlan(
   client: pg.Pool | pg.ClientBase,
   inputs: readonly EnqueueInput[],
@@ -44,12 +39,11 @@ async function runPlan(
 }
 
 /**
- * One job: a single statement without a key or dependencies (with dependencies, as
- * {@link pgEnqueueMany}); with a key, the insert and, when the key existed,
- * a read of the existing job (in READ COMMITTED each statement sees what committed before it, and
- * `ON CONFLICT` waited for a concurrent insert of the same key to commit or roll back). A job
- * deleted between the two is enqueued again, up to {@link KEY_TRIES} times. A throttled or
- * debounced job runs its statements in a transaction, as {@link pgEnqueueMany}.
+ * One job that takes no steps (see `enqueueRoute`): a single statement without a key; with a
+ * key, the insert and, when the key existed, a read of the existing job (in READ COMMITTED each
+ * statement sees what committed before it, and `ON CONFLICT` waited for a concurrent insert of the
+ * same key to commit or roll back). A job deleted between the two is enqueued again, up to
+ * {@link KEY_TRIES} times.
  * @param enqueuer - the API key that enqueues (see `Store.enqueue`)
  * @throws EnqueueReadBackError when the existing job kept vanishing
  */
@@ -58,13 +52,6 @@ export async function pgEnqueueOne(
   input: EnqueueInput,
   enqueuer?: Enqueuer,
 ): Promise<EnqueuedJob> {
-  // A job with dependencies, or a throttled or debounced one, takes several statements, which
-  // must share one transaction (a window opens with its job, or not at all).
-  if ((input.dependsOn !== undefined && input.dependsOn.length > 0) || isDeduped(input)) {
-    const [job] = await pgEnqueueMany(pool, [input], enqueuer);
-    if (!job) throw new Error('the enqueue plan returned no job');
-    return job;
-  }
   for (let tries = 1; ; tries += 1) {
     try {
       const [job] = await runPlan(pool, [input], enqueuer);
@@ -77,7 +64,7 @@ export async function pgEnqueueOne(
 }
 
 /**
- * Many jobs in one transaction, returned in input order: `@nudge/core`'s enqueue plan (one INSERT
+ * Many jobs in one transaction, returned in input order: the enqueue plan (`sql/enqueue-plan.ts`) (one INSERT
  * per run of up to 1,000 jobs that set the same fields, then a read-back of keys that existed).
  * @param enqueuer - the API key that enqueues (see `Store.enqueue`)
  * @throws EnqueueReadBackError when a job whose key existed vanished during the batch
@@ -87,16 +74,5 @@ export async function pgEnqueueMany(
   inputs: readonly EnqueueInput[],
   enqueuer?: Enqueuer,
 ): Promise<EnqueuedJob[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const jobs = await runPlan(client, inputs, enqueuer);
-    await client.query('COMMIT');
-    return jobs;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  return pgTransaction(pool, (client) => runPlan(client, inputs, enqueuer));
 }

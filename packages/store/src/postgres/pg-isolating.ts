@@ -26,27 +26,6 @@ export async function pgSavepoint<T>(client: pg.ClientBase, fn: () => Promise<T>
 }
 
 /**
- * Runs `fn` in a transaction on a connection of `pool`; a connection that failed mid-transaction
- * is discarded, not reused.
- */
-export async function pgTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    failure = error instanceof Error ? error : new Error(String(error));
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(failure);
-  }
-}
-
-/**
  * {@link writeIsolating} inside `client`'s transaction: each part in a savepoint.
  * @returns the rows written and the {@link IsolatedWrite} of each row left out
  */

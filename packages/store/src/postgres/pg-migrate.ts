@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgTransaction } from './pg-transaction.js';
 import { loadMigrationFiles } from '../migration-files.js';
 import { assertSchemaNotNewer } from '../schema-too-new.js';
 import type { SchemaState } from '../store.js';
@@ -28,9 +29,7 @@ async function appliedVersion(client: pg.PoolClient | pg.Pool): Promise<number> 
  */
 export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
   const files = loadMigrationFiles('postgres');
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return pgTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(LEDGER);
     const applied = await appliedVersion(client);
@@ -44,14 +43,8 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
       ]);
       done.push(file.version);
     }
-    await client.query('COMMIT');
     return done;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Applied and newest schema versions. */

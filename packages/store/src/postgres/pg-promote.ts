@@ -7,7 +7,8 @@ import {
   type IsolatedWrite,
   type IsolatedWrites,
 } from '../isolated-writes.js';
-import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgTransaction } from './pg-transaction.js';
 
 // Invariant: only SCHEDULED rows whose run_at has passed (database clock) become PENDING, each
 // once: rows another promoter holds are skipped, and a row already promoted no longer matches.

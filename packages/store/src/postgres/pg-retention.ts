@@ -3,7 +3,8 @@ import { FINISHED_KINDS_SQL } from '../finished-kinds-sql.js';
 import type { FinishedKind, PruneInput } from '../retention-types.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { isRowWriteError, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
-import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgTransaction } from './pg-transaction.js';
 
 /** The finished kinds listing ({@link FINISHED_KINDS_SQL}, the same text on both dialects). */
 export const PG_FINISHED_KINDS = FINISHED_KINDS_SQL;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { pgTransaction } from './pg-transaction.js';
 import type { StatsInput, StoreStats } from '../store.js';
 import { namePageGroupsSql, STATS_WINDOW_MS, statsFromRows, type StatsGroupRow } from '../stats-from-rows.js';
 import { pgListInstances } from './pg-instances.js';
@@ -24,44 +25,44 @@ SELECT ${pgNow('$1')} AS at,
  * so every number describes the same snapshot.
  */
 export async function pgStats(pool: pg.Pool, input: StatsInput): Promise<StoreStats> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const page = async (sql: string, names: StatsInput['kinds']) =>
-      names?.limit === 0
-        ? []
-        : (await client.query<StatsGroupRow>(sql, [names?.after ?? null, names?.limit ?? null])).rows;
-    const groups = {
-      byStatus: (await client.query<StatsGroupRow>(BY_STATUS)).rows,
-      byKind: await page(BY_KIND, input.kinds),
-      byQueue: await page(BY_QUEUE, input.queues),
-    };
-    const scalars = await client.query<{ at: Date; oldest: Date | null; succeeded: string; failed: string }>(
-      SCALARS,
-      [input.now ?? null, STATS_WINDOW_MS],
-    );
-    const instances = await pgListInstances(client, {
-      liveWithinMs: input.instanceLiveWithinMs,
-      liveOnly: true,
-      ...(input.now && { now: input.now }),
-    });
-    await client.query('COMMIT');
-    const row = scalars.rows[0];
-    if (!row) throw new Error('the stats query returned no row');
-    return statsFromRows(
-      groups,
-      {
-        at: row.at,
-        oldestPendingRunAt: row.oldest,
-        succeededLastHour: Number(row.succeeded),
-        failedLastHour: Number(row.failed),
-      },
-      instances,
-    );
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  const read = await pgTransaction(
+    pool,
+    async (client) => {
+      const page = async (sql: string, names: StatsInput['kinds']) =>
+        names?.limit === 0
+          ? []
+          : (await client.query<StatsGroupRow>(sql, [names?.after ?? null, names?.limit ?? null])).rows;
+      const groups = {
+        byStatus: (await client.query<StatsGroupRow>(BY_STATUS)).rows,
+        byKind: await page(BY_KIND, input.kinds),
+        byQueue: await page(BY_QUEUE, input.queues),
+      };
+      const scalars = await client.query<{
+        at: Date;
+        oldest: Date | null;
+        succeeded: string;
+        failed: string;
+      }>(SCALARS, [input.now ?? null, STATS_WINDOW_MS]);
+      const instances = await pgListInstances(client, {
+        liveWithinMs: input.instanceLiveWithinMs,
+        liveOnly: true,
+        ...(input.now && { now: input.now }),
+      });
+      return { groups, scalars, instances };
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  );
+  const { groups, scalars, instances } = read;
+  const row = scalars.rows[0];
+  if (!row) throw new Error('the stats query returned no row');
+  return statsFromRows(
+    groups,
+    {
+      at: row.at,
+      oldestPendingRunAt: row.oldest,
+      succeededLastHour: Number(row.succeeded),
+      failedLastHour: Number(row.failed),
+    },
+    instances,
+  );
 }

@@ -4,7 +4,8 @@ import { pgIdArray, pgLeaseMap, pgLeaseMatches, pgLeaseText } from './pg-lease-m
 import { pgAppendAttemptError, pgIsoTime } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { ISOLATED_RETRY_DELAY_MS, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
-import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgTransaction } from './pg-transaction.js';
 
 // Rows are locked (skipping rows another sweeper holds) until the transaction ends, so a
 // complete or heartbeat for them waits, then finds its version gone or re-checks its state.

@@ -3,7 +3,8 @@ import type { UnhandledKindsInput, UnhandledKindsResult } from '../store.js';
 import { pgAppendAttemptError } from './pg-attempt-errors.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { isRowWriteError, type IsolatedWrite, type IsolatedWrites } from '../isolated-writes.js';
-import { pgNoteIsolated, pgTransaction, pgWriteIsolating } from './pg-isolating.js';
+import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
+import { pgTransaction } from './pg-transaction.js';
 
 const unhandledError = `'no running instance has a handler for kind "' || j.kind || '" (kinds handled now: '
                     || coalesce((SELECT string_agg(kind, ', ' ORDER BY kind) FROM live), 'none')

@@ -61,7 +61,8 @@ import { pgAdvanceSchedule, pgListSchedules, pgRegisterSchedules } from './pg-sc
 import { pgClaim } from './pg-claim.js';
 import { LimitedQueueHint } from './pg-limited-hint.js';
 import { pgComplete } from './pg-complete.js';
-import { isDeduped } from '@nudge/core/enqueue-sql';
+import { enqueueRoute } from '../enqueue-route.js';
+import { withEnqueuer } from '../sql/index.js';
 import { pgEnqueueClaimed } from './pg-enqueue-claimed.js';
 import { pgEnqueueMany, pgEnqueueOne, type PgSchema } from './pg-enqueue.js';
 import { PgJobListener, type PgJobListenerOptions } from './pg-job-listener.js';
@@ -246,8 +247,7 @@ export class PostgresStore implements Store {
   }
 
   async enqueue(input: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
-    assertStorableInput(input);
-    return pgEnqueueOne(await this.#db.main(), input, enqueuer);
+    return this.#enqueueRouted(input, enqueuer, undefined);
   }
 
   async enqueueMany(inputs: readonly EnqueueInput[], enqueuer?: Enqueuer): Promise<EnqueuedJob[]> {
@@ -261,13 +261,29 @@ export class PostgresStore implements Store {
     claim: SelfClaimInput,
     enqueuer?: Enqueuer,
   ): Promise<EnqueuedJob> {
-    // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
-    if (isDeduped(input)) return this.enqueue(input, enqueuer);
+    return this.#enqueueRouted(input, enqueuer, claim);
+  }
+
+  /** One job, by its {@link enqueueRoute}: the one place this store decides how a job is written. */
+  async #enqueueRouted(
+    input: EnqueueInput,
+    enqueuer: Enqueuer | undefined,
+    claim: SelfClaimInput | undefined,
+  ): Promise<EnqueuedJob> {
     assertStorableInput(input);
-    // A job with dependencies is not due until they finish: it is never claimed by its producer.
-    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input, enqueuer);
-    const row = enqueuer === undefined ? input : { ...input, enqueuedBy: enqueuer.keyId };
-    return pgEnqueueClaimed(await this.#db.main(), row, claim);
+    const pool = await this.#db.main();
+    const route = enqueueRoute(input, claim);
+    switch (route.path) {
+      case 'steps': {
+        const [job] = await pgEnqueueMany(pool, [input], enqueuer);
+        if (!job) throw new Error('the enqueue plan returned no job');
+        return job;
+      }
+      case 'claimed':
+        return pgEnqueueClaimed(pool, withEnqueuer(input, enqueuer), route.claim);
+      case 'plain':
+        return pgEnqueueOne(pool, input, enqueuer);
+    }
   }
 
   async getJob(id: number): Promise<Job | undefined> {

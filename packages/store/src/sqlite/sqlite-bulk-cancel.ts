@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { JobStatus } from '@nudge/core';
 import type { BulkCommandResult, CancelJobsFilter } from '../bulk-command-types.js';
 import { checkCancelFilter } from '../bulk-filter-check.js';
+import { cancelConditions, sqliteBulkFilters } from '../bulk-filters.js';
 import { runBulkPages, type BulkPage } from '../bulk-pages.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW } from './sqlite-time.js';
@@ -58,18 +59,7 @@ export async function sqliteCancelJobs(
   now?: Date,
 ): Promise<BulkCommandResult> {
   const statuses = JSON.stringify(checkCancelFilter(filter));
-  const filters: string[] = [];
-  const values: Record<string, string> = {};
-  const add = (condition: string, name: string, value: string) => {
-    filters.push(condition);
-    values[name] = value;
-  };
-  if (filter.kind !== undefined) add('kind = @kind', 'kind', filter.kind);
-  if (filter.queue !== undefined) add('queue = @queue', 'queue', filter.queue);
-  if (filter.createdAfter)
-    add('created_at >= @created_after', 'created_after', filter.createdAfter.toISOString());
-  if (filter.createdBefore)
-    add('created_at < @created_before', 'created_before', filter.createdBefore.toISOString());
+  const { sql: filters, values } = sqliteBulkFilters(cancelConditions(filter));
   const select = db.prepare<Record<string, unknown>, PageRow>(sqliteCancelPageSql(filters));
   const update = db.prepare<Record<string, unknown>, ChangedRow>(CANCEL);
   const last = await run(

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { BulkCommandResult, RetryJobsFilter } from '../bulk-command-types.js';
 import { checkRetryFilter } from '../bulk-filter-check.js';
+import { retryConditions, sqliteBulkFilters } from '../bulk-filters.js';
 import { runBulkPages, type BulkPage } from '../bulk-pages.js';
 import type { IsolatedWrite, IsolatedWrites } from '../isolated-writes.js';
 import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
@@ -98,18 +99,7 @@ export async function sqliteRetryJobs(
   now?: Date,
 ): Promise<BulkCommandResult> {
   checkRetryFilter(filter);
-  const filters: string[] = [];
-  const values: Record<string, string> = {};
-  const add = (condition: string, name: string, value: string) => {
-    filters.push(condition);
-    values[name] = value;
-  };
-  if (filter.kind !== undefined) add('kind = @kind', 'kind', filter.kind);
-  if (filter.queue !== undefined) add('queue = @queue', 'queue', filter.queue);
-  if (filter.finishedAfter)
-    add('finished_at >= @finished_after', 'finished_after', filter.finishedAfter.toISOString());
-  if (filter.finishedBefore)
-    add('finished_at < @finished_before', 'finished_before', filter.finishedBefore.toISOString());
+  const { sql: filters, values } = sqliteBulkFilters(retryConditions(filter));
   const select = db.prepare<Record<string, unknown>, PageRow>(sqliteRetryPageSql(filters));
   // The page's rows, read in the same IMMEDIATE transaction, so none changed in between; the
   // status guard and the dependencies' verdict are the single retry's.

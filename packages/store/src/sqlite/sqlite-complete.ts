@@ -2,11 +2,11 @@ import type Database from 'better-sqlite3';
 import {
   enqueuePlan,
   namedJobParams,
-  ON_KEY_CONFLICT_DO_NOTHING,
+  insertJobsSql,
   sqliteNamedValues,
   type EnqueueRow,
   type ReturnedRow,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import { splitPlannedFollowUps } from '../planned-follow-ups.js';
 import type { CompleteInput, FollowUpInput, JobLease } from '../store.js';
 import { toSqliteTime } from './sqlite-row.js';
@@ -25,11 +25,11 @@ const RUN_AT = FOLLOW_UP.values[FOLLOW_UP.columns.indexOf('run_at')];
 
 // A follow-up job, inserted in the completion's transaction only after its parent's completion
 // was recorded. Status is set here (as the enqueue does) so that a future run_at is SCHEDULED.
-const INSERT_FOLLOW_UP = `
-INSERT INTO nudge_jobs (${FOLLOW_UP.columns.join(', ')}, status, created_at)
-VALUES (${FOLLOW_UP.values.join(', ')}, CASE WHEN ${RUN_AT} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
-        ${SQLITE_NOW})
-${ON_KEY_CONFLICT_DO_NOTHING}`;
+const INSERT_FOLLOW_UP = insertJobsSql({
+  columns: [...FOLLOW_UP.columns, 'status', 'created_at'],
+  rows: `VALUES (${FOLLOW_UP.values.join(', ')}, CASE WHEN ${RUN_AT} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
+        ${SQLITE_NOW})`,
+});
 
 function followUpParams(f: FollowUpInput, now: string | null): Record<string, unknown> {
   return { ...namedJobParams(f, f.payloadJson), now };

@@ -3,11 +3,11 @@ import { DEFAULT_PRIORITY, DEFAULT_QUEUE } from '@nudge/core';
 import {
   JOB_COLUMNS,
   keyedRepeatConflict,
-  ON_KEY_CONFLICT_DO_NOTHING,
+  insertJobsSql,
   paramValue,
   type EnqueueRow,
   type JobColumn,
-} from '@nudge/core/enqueue-sql';
+} from '../sql/index.js';
 import type { EnqueuedJob, SelfClaimInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
@@ -39,9 +39,9 @@ function enqueueClaimedSql(present: readonly JobColumn[]): string {
   ];
   const runAtField = present.find((o) => o.column === 'run_at' && !o.clockPlusMs);
   const runAt = runAtField ? `@${runAtField.field}` : delay ? delayed : SQLITE_NOW;
-  return `
-INSERT INTO nudge_jobs (${columns.join(', ')}, status, attempts, version, claimed_by, started_at, lease_expires_at)
-SELECT ${values.join(', ')},
+  return insertJobsSql({
+    columns: [...columns, 'status', 'attempts', 'version', 'claimed_by', 'started_at', 'lease_expires_at'],
+    rows: `SELECT ${values.join(', ')},
        CASE WHEN c.claim THEN 'RUNNING' WHEN ${runAt} > ${SQLITE_NOW} THEN 'SCHEDULED' ELSE 'PENDING' END,
        CASE WHEN c.claim THEN 1 ELSE 0 END,
        CASE WHEN c.claim THEN 1 ELSE 0 END,
@@ -53,9 +53,9 @@ SELECT ${values.join(', ')},
            WHERE status = 'PENDING' AND priority <= @priority AND run_at <= ${SQLITE_NOW}
              AND kind IN (SELECT value FROM json_each(@kinds)))
           AND NOT EXISTS (SELECT 1 FROM nudge_queues AS q WHERE q.name = @queue AND (q.paused = 1 OR ${SQLITE_LIMITED})) AS claim) AS c
- WHERE true
-${ON_KEY_CONFLICT_DO_NOTHING}
-RETURNING *`;
+ WHERE true`,
+    returning: '*',
+  });
 }
 
 /** Prepares the SQLite enqueue that claims for itself; see {@link Store.enqueueAndClaim}. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Enqueuer } from '@nudge/core';
-import { enqueuePlan, type ReturnedRow } from '@nudge/core/enqueue-sql';
+import { enqueuePlan, type ReturnedRow } from '../sql/index.js';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { EnqueuedJob, EnqueueInput } from '../store.js';
 import { sqliteRowToJob, type SqliteJobRow } from './sqlite-row.js';
@@ -11,7 +11,7 @@ const MAX_CACHED_STATEMENTS = 64;
 type SqliteReturnedRow = SqliteJobRow & ReturnedRow;
 
 /**
- * Prepares enqueue for SQLite: `@nudge/core`'s enqueue plan (one multi-row INSERT per run of up to
+ * Prepares enqueue for SQLite: the enqueue plan (`sql/enqueue-plan.ts`) (one multi-row INSERT per run of up to
  * 1,000 jobs that set the same fields, omitted fields falling to the schema's defaults, then a
  * read-back of keys that existed), run by better-sqlite3 in one synchronous `BEGIN IMMEDIATE`
  * transaction, so a batch is atomic and nothing else on this connection interleaves with it.

@@ -53,7 +53,8 @@ import { createSqliteClaim } from './sqlite-claim.js';
 import { SqliteHeldQueues } from './sqlite-held-queues.js';
 import { createSqliteComplete } from './sqlite-complete.js';
 import { createSqliteEnqueue, sqliteKysely } from './sqlite-enqueue.js';
-import { isDeduped } from '@nudge/core/enqueue-sql';
+import { enqueueRoute } from '../enqueue-route.js';
+import { withEnqueuer } from '../sql/index.js';
 import { createSqliteEnqueueClaimed } from './sqlite-enqueue-claimed.js';
 import { createSqliteFail } from './sqlite-fail.js';
 import { createSqliteJobCommands } from './sqlite-job-commands.js';
@@ -218,9 +219,7 @@ export class SqliteStore implements Store {
   }
 
   async enqueue(input: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
-    const [job] = await this.enqueueMany([input], enqueuer);
-    if (!job) throw new Error('enqueue returned no job');
-    return job;
+    return this.#enqueueRouted(input, enqueuer, undefined);
   }
 
   async enqueueMany(inputs: readonly EnqueueInput[], enqueuer?: Enqueuer): Promise<EnqueuedJob[]> {
@@ -234,13 +233,28 @@ export class SqliteStore implements Store {
     claim: SelfClaimInput,
     enqueuer?: Enqueuer,
   ): Promise<EnqueuedJob> {
-    // A throttled or debounced job is enqueued as by enqueue (its steps decide whether it is new).
-    if (isDeduped(input)) return this.enqueue(input, enqueuer);
-    assertStorableInput(input);
-    // A job with dependencies is not due until they finish: it is never claimed by its producer.
-    if (input.dependsOn !== undefined && input.dependsOn.length > 0) return this.enqueue(input, enqueuer);
-    const row = enqueuer === undefined ? input : { ...input, enqueuedBy: enqueuer.keyId };
-    return this.#busy(() => this.#hotPath.enqueueClaimed(row, claim));
+    return this.#enqueueRouted(input, enqueuer, claim);
+  }
+
+  /**
+   * One job, by its {@link enqueueRoute}: the one place this store decides how a job is written.
+   * Every write here is one `BEGIN IMMEDIATE` transaction, so a plain job and one that takes
+   * steps both run the enqueue plan.
+   */
+  async #enqueueRouted(
+    input: EnqueueInput,
+    enqueuer: Enqueuer | undefined,
+    claim: SelfClaimInput | undefined,
+  ): Promise<EnqueuedJob> {
+    const route = enqueueRoute(input, claim);
+    if (route.path === 'claimed') {
+      assertStorableInput(input);
+      const row = withEnqueuer(input, enqueuer);
+      return this.#busy(() => this.#hotPath.enqueueClaimed(row, route.claim));
+    }
+    const [job] = await this.enqueueMany([input], enqueuer);
+    if (!job) throw new Error('enqueue returned no job');
+    return job;
   }
 
   async getJob(id: number): Promise<Job | undefined> {

@@ -1,4 +1,4 @@
-import { sqliteTime, sqliteTimeMinus, sqliteTimePlus } from '@nudge/core/enqueue-sql';
+import { sqliteTime, sqliteTimeMinus, sqliteTimePlus } from '../sql/index.js';
 
 /**
  * The store's SQLite clock, in SQL: `@now` is `NULL` in production; tests bind a fixed time to

@@ -5,6 +5,7 @@ import {
   type EnqueueRow,
   type JobColumn,
 } from './job-columns.js';
+import { insertJobsSql } from './insert-jobs-sql.js';
 import { returningList, type Returning } from './returned-row.js';
 import type { SqlQuery } from './sql-query.js';
 
@@ -23,9 +24,12 @@ function pgInsertOne(
       ? `now() + $${i + 1}::double precision * interval '1 millisecond'`
       : `$${i + 1}::${c.pgType}`,
   );
-  const sql =
-    `INSERT INTO nudge_jobs (${columns.map((c) => c.column).join(', ')}) VALUES (${values.join(', ')}) ` +
-    `${onConflict} RETURNING ${returningList(returning)}`;
+  const sql = insertJobsSql({
+    columns: columns.map((c) => c.column),
+    rows: `VALUES (${values.join(', ')})`,
+    onConflict,
+    returning: returningList(returning),
+  });
   return { sql, params: columns.map((c) => paramValue(c, job)) };
 }
 
@@ -60,11 +64,15 @@ export function pgInsertJobs(
         ? `coalesce(r.${c.recordField}, 'null'::jsonb)`
         : `r.${c.recordField}`,
   );
-  const sql =
-    `INSERT INTO nudge_jobs (${columns.map((c) => c.column).join(', ')}) ` +
-    `SELECT ${values.join(', ')} ` +
-    `FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${columns.map((c) => `${c.recordField} ${c.pgType}`).join(', ')})) ` +
-    `WITH ORDINALITY AS r(${columns.map((c) => c.recordField).join(', ')}, n) ` +
-    `ORDER BY r.n ${onConflict} RETURNING ${returningList(returning)}`;
+  const sql = insertJobsSql({
+    columns: columns.map((c) => c.column),
+    rows:
+      `SELECT ${values.join(', ')} ` +
+      `FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${columns.map((c) => `${c.recordField} ${c.pgType}`).join(', ')})) ` +
+      `WITH ORDINALITY AS r(${columns.map((c) => c.recordField).join(', ')}, n) ` +
+      'ORDER BY r.n',
+    onConflict,
+    returning: returningList(returning),
+  });
   return { sql, params: [JSON.stringify(records)] };
 }

@@ -1,6 +1,4 @@
-import type { Enqueuer } from '../enqueuer.js';
-import type { JobStatus } from '../job-status.js';
-import { NudgeError } from '../nudge-error.js';
+import { NudgeError, type Enqueuer, type JobStatus } from '@nudge/core';
 import {
   dependentStart,
   insertDependencyEdges,
@@ -12,7 +10,7 @@ import {
 import { dedupeSteps, isDeduped } from './dedupe-steps.js';
 import { keyedRepeatConflict } from './keyed-repeat.js';
 import { DEPENDENT_EXTRA_PARAMS, insertDependentJobs, type DependentRow } from './insert-dependents.js';
-import { columnsShape, presentColumns, type EnqueueRow } from './job-columns.js';
+import { columnsShape, presentColumns, withEnqueuer, type EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { ReadIds } from './read-ids.js';
 import { returnedDependencies, returningList, type ReturnedRow, type Returning } from './returned-row.js';
@@ -84,6 +82,13 @@ function readBackQuery(
 const hasDependencies = (job: EnqueueRow): boolean => job.dependsOn !== undefined && job.dependsOn.length > 0;
 
 /**
+ * Whether `job` takes several statements that must share one transaction, whatever the batch
+ * around it: its dependencies are read before it is inserted, or it is throttled or debounced
+ * (a window opens with its job, or not at all). Such a job is never claimed by its producer.
+ */
+export const takesSteps = (job: EnqueueRow): boolean => hasDependencies(job) || isDeduped(job);
+
+/**
  * Consecutive jobs that set the same fields, as many as one INSERT takes: `[start, end)`. Jobs
  * with dependencies go in chunks of their own, and one that depends on a job of the chunk by
  * index starts the next chunk (that job's id comes with the chunk's INSERT).
@@ -136,7 +141,7 @@ export function isSingleStatement(dialect: SqlDialect, jobs: readonly EnqueueRow
   // Keys first: a keyed batch needs no chunking to answer. A throttled or debounced job, or one
   // with dependencies, takes several statements, which must share a transaction.
   return (
-    jobs.every((job) => job.idempotencyKey === undefined && !hasDependencies(job) && !isDeduped(job)) &&
+    jobs.every((job) => job.idempotencyKey === undefined && !takesSteps(job)) &&
     chunks(dialect, jobs).length <= 1
   );
 }
@@ -203,7 +208,7 @@ export function* enqueuePlan<Row extends ReturnedRow>(
   missingDependency: MissingDependency = 'refuse',
   enqueuer?: Enqueuer,
 ): Generator<SqlQuery, Array<PlannedJob<Row>>, readonly Row[]> {
-  const jobs = enqueuer === undefined ? given : given.map((job) => ({ ...job, enqueuedBy: enqueuer.keyId }));
+  const jobs = enqueuer === undefined ? given : given.map((job) => withEnqueuer(job, enqueuer));
   const results = new Array<PlannedJob<Row> | undefined>(jobs.length);
   // Keyed jobs that inserted nothing, with the dependency ids they asked for (resolved).
   const missing: Array<{ index: number; kind: string; key: string; asked: readonly number[] }> = [];

@@ -1,4 +1,4 @@
-import type { DependencyFailureMode } from '../job-options.js';
+import type { DependencyFailureMode } from '@nudge/core';
 import {
   dependentStart,
   isFinished,

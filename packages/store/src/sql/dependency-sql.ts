@@ -1,5 +1,4 @@
-import type { DependencyFailureMode } from '../job-options.js';
-import type { JobStatus } from '../job-status.js';
+import type { DependencyFailureMode, JobStatus } from '@nudge/core';
 import { sqliteTime } from './sqlite-clock.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
 

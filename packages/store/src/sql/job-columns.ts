@@ -1,5 +1,10 @@
-import { DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, DEFAULT_QUEUE } from '../job.js';
-import type { JobInput } from '../job-options.js';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_PRIORITY,
+  DEFAULT_QUEUE,
+  type Enqueuer,
+  type JobInput,
+} from '@nudge/core';
 
 /**
  * A job as the enqueue SQL takes it: the validated input of `@nudge/core`'s job contract, and the
@@ -7,6 +12,10 @@ import type { JobInput } from '../job-options.js';
  * field a producer sends).
  */
 export type EnqueueRow = JobInput<string, unknown> & { readonly enqueuedBy?: string };
+
+/** `job` with `enqueuedBy` set to the id of the API key that enqueues it, when one does. */
+export const withEnqueuer = <Job extends EnqueueRow>(job: Job, enqueuer: Enqueuer | undefined): Job =>
+  enqueuer === undefined ? job : { ...job, enqueuedBy: enqueuer.keyId };
 
 /**
  * One field of a job's input and the column it fills: the one place per option that says how it

@@ -1,4 +1,4 @@
-import { NudgeError } from '../nudge-error.js';
+import { NudgeError } from '@nudge/core';
 
 /** The existing job a keyed enqueue met: enough to tell whether the repeat asks for the same. */
 export interface KeyedJob {

@@ -1,5 +1,6 @@
 import type { DependentStart } from './dependency-sql.js';
-import { paramValue, presentColumns, ON_KEY_CONFLICT_DO_NOTHING, type EnqueueRow } from './job-columns.js';
+import { insertJobsSql } from './insert-jobs-sql.js';
+import { paramValue, presentColumns, type EnqueueRow } from './job-columns.js';
 import { returningList, type Returning } from './returned-row.js';
 import { sqliteTime, sqliteTimePlus } from './sqlite-clock.js';
 import type { SqlDialect, SqlQuery } from './sql-query.js';
@@ -70,9 +71,11 @@ export function insertDependentJobs(
     'last_error',
   ];
   return {
-    sql:
-      `INSERT INTO nudge_jobs (${names.join(', ')}) VALUES ${values.join(', ')} ` +
-      `${ON_KEY_CONFLICT_DO_NOTHING} RETURNING ${returningList(returning)}`,
+    sql: insertJobsSql({
+      columns: names,
+      rows: `VALUES ${values.join(', ')}`,
+      returning: returningList(returning),
+    }),
     params,
   };
 }

@@ -1,6 +1,4 @@
-import type { DebounceOption, ThrottleOption } from '../dedupe-options.js';
-import type { Enqueuer } from '../enqueuer.js';
-import { NudgeError } from '../nudge-error.js';
+import { NudgeError, type DebounceOption, type ThrottleOption, type Enqueuer } from '@nudge/core';
 import type { EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';

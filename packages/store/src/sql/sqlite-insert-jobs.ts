@@ -5,6 +5,7 @@ import {
   type EnqueueRow,
   type JobColumn,
 } from './job-columns.js';
+import { insertJobsSql } from './insert-jobs-sql.js';
 import { returningList, type Returning } from './returned-row.js';
 import { sqliteTime, sqliteTimePlus } from './sqlite-clock.js';
 import type { SqlQuery } from './sql-query.js';
@@ -48,9 +49,12 @@ export function sqliteInsertJobs(
   const names = columns.map((c) => c.column);
   if (names.includes('run_at')) names.push('status');
   const rows = jobs.map((job) => rowValues(columns, job));
-  const sql =
-    `INSERT INTO nudge_jobs (${names.join(', ')}) VALUES ${rows.map((r) => r.sql).join(', ')} ` +
-    `${onConflict} RETURNING ${returningList(returning)}`;
+  const sql = insertJobsSql({
+    columns: names,
+    rows: `VALUES ${rows.map((r) => r.sql).join(', ')}`,
+    onConflict,
+    returning: returningList(returning),
+  });
   return { sql, params: rows.flatMap((r) => r.params) };
 }
 
