@@ -40,6 +40,7 @@ function createClaimer(store: Store, slots: number, maxClaimBatch: number, claim
     unreserveQueue: () => undefined,
     start: (jobs) => void started.push(...jobs),
     classOf: () => 'cpu',
+    onWorkSign: () => undefined,
   });
   return {
     claimer,

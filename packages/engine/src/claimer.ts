@@ -50,6 +50,11 @@ export interface ClaimerOptions {
   readonly start: (jobs: readonly ClaimedJob[]) => void;
   /** The class of a kind. */
   readonly classOf: (kind: string) => ExecutionClass | undefined;
+  /**
+   * A pass found jobs, failed, or was held back by a limit that another instance may lift: a
+   * sign of work for the safety poll.
+   */
+  readonly onWorkSign: () => void;
 }
 
 /** What one claim pass did. */
@@ -108,10 +113,13 @@ export class Claimer {
         onError: (error) => {
           options.logger.error({ err: error }, 'a claim pass failed; the safety poll retries it');
           options.emit('claim:error', { error });
+          options.onWorkSign();
         },
       },
     );
   }
+
+  readonly name = 'claimer';
 
   /** Starts claiming, at once. */
   start(): void {
@@ -119,12 +127,13 @@ export class Claimer {
     this.request();
   }
 
-  /** Stops claiming; a pass in flight finishes (see {@link idle}). */
-  stop(): void {
+  /** Stops claiming; resolves once a pass in flight has finished (see {@link idle}). */
+  stop(): Promise<void> {
     this.#running = false;
     this.#trigger.cancelDeferred();
     this.#rateWindow.cancel();
     this.#elsewhere.cancel();
+    return this.idle();
   }
 
   /** Resolves when no pass is running or waiting out the claim cooldown. */
@@ -186,7 +195,10 @@ export class Claimer {
 
   #onLimited(limited: LimitedClaim): void {
     this.#limitedQueues = new Set(limited.queues);
-    if (limited.queues.length > 0) this.#options.emit('claim:held-back', { queues: limited.queues });
+    if (limited.queues.length > 0) {
+      this.#options.emit('claim:held-back', { queues: limited.queues });
+      this.#options.onWorkSign();
+    }
     // A little after the window opens: the database clock decides, and it may run behind ours.
     if (limited.retryInMs !== undefined) this.#rateWindow.within(limited.retryInMs + RATE_WINDOW_MARGIN_MS);
   }
@@ -252,6 +264,7 @@ export class Claimer {
     } catch (error) {
       this.#options.logger.error({ err: error }, 'claim failed; the safety poll retries it');
       this.#options.emit('claim:error', { error });
+      this.#options.onWorkSign();
     }
     const counts = new Map<ExecutionClass, number>();
     for (const job of jobs) {
@@ -278,7 +291,10 @@ export class Claimer {
       limit,
       durationMs,
     });
-    if (jobs.length > 0) this.#options.start(jobs);
+    if (jobs.length > 0) {
+      this.#options.onWorkSign();
+      this.#options.start(jobs);
+    }
     // After the start: the started jobs now count as running in their queues.
     endQueueHolds(jobs);
     if (missed && gaveBack) this.request();

@@ -48,6 +48,8 @@ export class CronScheduler {
     return this.#options.schedules;
   }
 
+  readonly name = 'cron';
+
   start(): void {
     if (this.#options.schedules.length === 0) return;
     this.#started = true;

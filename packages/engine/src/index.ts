@@ -30,9 +30,11 @@ export {
   type VariableSettingValues,
   type WholeNumberSetting,
 } from './settings/setting.js';
-export { instanceLiveWithinMs, registryRefreshMs, type HeartbeatResult } from './lease-keeper.js';
+export { instanceLiveWithinMs, registryRefreshMs } from './instance-registry.js';
+export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
-export type { ScheduleResult } from './scheduler.js';
+export type { ScheduleResult } from './promoter.js';
+export type { EngineService } from './service.js';
 export type { UnhandledKindsRun } from './unhandled-kinds.js';
 export {
   parseQueueList,

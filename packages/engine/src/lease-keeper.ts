@@ -1,5 +1,5 @@
 import type { Logger } from '@nudge/core';
-import type { ClaimedJob, InstanceInput, JobLease, Store } from '@nudge/store';
+import type { ClaimedJob, JobLease, Store } from '@nudge/store';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { HeartbeatResult } from './service-results.js';
 
@@ -14,14 +14,6 @@ export interface LeaseKeeperOptions {
   readonly emit: EmitEngineEvent;
   /** Lease length, in ms; the keeper renews every third of it. */
   readonly leaseMs: number;
-  /**
-   * Rows of the registry not seen for this long, in ms, belong to dead instances and are deleted
-   * on every fifth refresh of the registry row. @defaultValue 10 × `leaseMs` (a live instance
-   * refreshes its row 5 times in it)
-   */
-  readonly expireInstancesAfterMs?: number;
-  /** This instance, as the registry records it. */
-  readonly instance: InstanceInput;
   /** The leases this instance holds now. */
   readonly leases: () => JobLease[];
   /**
@@ -31,38 +23,18 @@ export interface LeaseKeeperOptions {
   readonly onLost: (leases: readonly JobLease[], cancelled: ReadonlySet<number>) => ClaimedJob[];
 }
 
-/** Refreshes of the registry row per deletion of dead instances' rows. */
-const PRUNE_EVERY_REFRESHES = 5;
-
-/** Time between refreshes of an instance's registry row, in ms: two leases (a minute by default). */
-export function registryRefreshMs(leaseMs: number): number {
-  return 2 * leaseMs;
-}
-
-/**
- * How recently an instance must have refreshed its registry row to count as live, in ms: three
- * refreshes (six leases, three minutes by default), so one late or failed refresh is no death.
- */
-export function instanceLiveWithinMs(leaseMs: number): number {
-  return 3 * registryRefreshMs(leaseMs);
-}
-
 /**
  * Heartbeats, every third of the lease, while this instance holds jobs: renews the leases of its
  * attempts in one statement and aborts attempts whose lease is gone (fenced out by a newer
  * version, or cancelled: a cancel reaches the instance running the job within one heartbeat). An
- * instance holding nothing writes nothing then. On its own slower clock
- * ({@link registryRefreshMs}) it keeps this instance's row in the registry fresh (re-registering
- * it if it vanished) and deletes the rows of instances not seen for `expireInstancesAfterMs`
- * (dead without unregistering).
+ * instance holding nothing writes nothing then.
  */
 export class LeaseKeeper {
+  readonly name = 'lease-keeper';
+  /** Stops only after the last attempt: a draining attempt's lease is renewed to its end. */
+  readonly outlivesAttempts = true;
   readonly #options: LeaseKeeperOptions;
   readonly #timer: PeriodicTimer;
-  #registered = false;
-  /** When the registry row was last refreshed, on the `performance.now()` clock, in ms. */
-  #refreshedAt = Number.NEGATIVE_INFINITY;
-  #refreshes = 0;
   #renewing = true;
 
   constructor(options: LeaseKeeperOptions) {
@@ -75,18 +47,9 @@ export class LeaseKeeper {
     );
   }
 
-  /** Whether this instance's row is known to be in the registry. */
-  get registered(): boolean {
-    return this.#registered;
-  }
-
-  /** Registers this instance, then heartbeats on a timer. */
+  /** Heartbeats on a timer. */
   start(): void {
     this.#timer.start();
-    this.#refreshedAt = performance.now();
-    this.#register().catch((error: unknown) =>
-      this.#options.logger.error({ err: error }, 'registering this instance failed; the heartbeat retries'),
-    );
   }
 
   /** Stops heartbeating; a beat in progress finishes. */
@@ -94,23 +57,14 @@ export class LeaseKeeper {
     this.#timer.stop();
   }
 
-  /** Deletes this instance's row (shutdown). */
-  async unregister(): Promise<void> {
-    this.#registered = false;
-    await this.#options.store.removeInstance(this.#options.instance.id);
-  }
-
-  /** One heartbeat, now, with a refresh of the registry row whether it is due or not. */
-  async runOnce(): Promise<HeartbeatResult> {
-    await this.#refreshRegistry();
+  /** One heartbeat, now. */
+  runOnce(): Promise<HeartbeatResult> {
     return this.#renew();
   }
 
-  /** A beat of the timer: the registry row when its refresh is due, the leases when any are held. */
+  /** A beat of the timer. */
   async #beat(): Promise<HeartbeatResult> {
     try {
-      if (performance.now() - this.#refreshedAt >= registryRefreshMs(this.#options.leaseMs))
-        await this.#refreshRegistry();
       const result = await this.#renew();
       this.#renewing = true;
       return result;
@@ -127,18 +81,6 @@ export class LeaseKeeper {
    */
   get renewing(): boolean {
     return this.#renewing;
-  }
-
-  async #refreshRegistry(): Promise<void> {
-    const { store } = this.#options;
-    this.#refreshedAt = performance.now();
-    if (!(await store.touchInstance(this.#options.instance.id))) await this.#register();
-    // Dead rows wait: deleting them is tidiness, and a refresh with nothing else is one statement.
-    if (this.#refreshes++ % PRUNE_EVERY_REFRESHES !== 0) return;
-    const expired = await store.pruneInstances(
-      this.#options.expireInstancesAfterMs ?? 10 * this.#options.leaseMs,
-    );
-    if (expired > 0) this.#options.logger.info({ expired }, 'deleted the registry rows of dead instances');
   }
 
   async #renew(): Promise<HeartbeatResult> {
@@ -171,10 +113,5 @@ export class LeaseKeeper {
   async #cancelledAmong(leases: readonly JobLease[]): Promise<Set<number>> {
     const jobs = await this.#options.store.listJobs({ ids: leases.map((l) => l.id), limit: leases.length });
     return new Set(jobs.filter((job) => job.status === 'CANCELLED').map((job) => job.id));
-  }
-
-  async #register(): Promise<void> {
-    await this.#options.store.registerInstance(this.#options.instance);
-    this.#registered = true;
   }
 }

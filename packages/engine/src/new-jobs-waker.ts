@@ -9,6 +9,8 @@ export interface NewJobsWakerOptions {
   readonly emit: EmitEngineEvent;
   /** The claim trigger, coalesced: a burst of wakes costs a bounded number of claim passes. */
   readonly requestClaim: () => void;
+  /** The listener is listening now (`true`), or lost its connection (`false`). */
+  readonly onListening: (healthy: boolean) => void;
 }
 
 /**
@@ -26,24 +28,43 @@ export class NewJobsWaker {
     this.#options = options;
   }
 
+  readonly name = 'new-jobs-waker';
+
+  /** Opens the listener, when the store can listen and `listen` is on. */
   start(): void {
-    const { store, listen, emit, requestClaim } = this.#options;
+    const { store, listen, emit, requestClaim, onListening } = this.#options;
     if (!listen || !store.capabilities.supportsListen || !store.listenForNewJobs || this.#listener) return;
     this.#listener = store.listenForNewJobs({
       onWake: () => {
         emit('listen:wake', {});
         requestClaim();
       },
-      onReady: (reconnected) => emit('listen:ready', { reconnected }),
-      onLost: () => emit('listen:lost', {}),
+      onReady: (reconnected) => {
+        emit('listen:ready', { reconnected });
+        onListening(true);
+      },
+      onLost: () => {
+        emit('listen:lost', {});
+        onListening(false);
+      },
     });
   }
 
-  /** Stops listening; {@link closed} resolves once the connection is closed. */
-  stop(): void {
+  /** Stops listening; resolves, as {@link closed} does, once the connection is closed. */
+  stop(): Promise<void> {
     const listener = this.#listener;
     this.#listener = undefined;
     if (listener) this.#closing = listener.close();
+    return this.#closing;
+  }
+
+  /**
+   * Acts as one notification would: requests a claim. A test stands in for `NOTIFY` with it.
+   * @returns whether a listener is open
+   */
+  runOnce(): Promise<boolean> {
+    this.#options.requestClaim();
+    return Promise.resolve(this.#listener !== undefined);
   }
 
   /** Resolves once the last {@link stop} has closed the listener's connection. */

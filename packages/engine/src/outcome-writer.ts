@@ -24,6 +24,13 @@ export interface OutcomeWriterOptions {
    * how to read the queue of each one's job (asked only by a caller that needs it).
    */
   readonly onWritten: (leases: readonly JobLease[], queueOf: (lease: JobLease) => string) => void;
+  /** A written outcome made a job runnable now (a release, a due follow-up). @defaultValue no-op */
+  readonly onRunnable?: () => void;
+  /**
+   * A written outcome scheduled a job `delayMs` ms from now (a retry's backoff, a delayed
+   * follow-up). @defaultValue no-op
+   */
+  readonly onScheduled?: (delayMs: number) => void;
   /** Most outcomes in one statement. @defaultValue 1000 */
   readonly maxBatch?: number;
   /** First wait after a failed write, in ms; doubles on each failure in a row. @defaultValue 100 */
@@ -61,6 +68,8 @@ export class OutcomeWriter {
       retryBaseMs: 100,
       retryMaxMs: 10_000,
       logIntervalMs: 10_000,
+      onRunnable: () => undefined,
+      onScheduled: () => undefined,
       ...options,
     };
   }
@@ -234,6 +243,8 @@ export class OutcomeWriter {
         else nextDelayMs = Math.min(nextDelayMs ?? delay, delay);
       }
       this.#options.emit('job:followed-up', { id, version, followUps: followUps.length, due, nextDelayMs });
+      if (due) this.#options.onRunnable();
+      if (nextDelayMs !== null) this.#options.onScheduled(nextDelayMs);
     }
   }
 
@@ -255,6 +266,7 @@ export class OutcomeWriter {
         error: input?.error ?? '',
         retryDelayMs: input?.retryDelayMs ?? 0,
       });
+      if (outcome.status === 'SCHEDULED') this.#options.onScheduled(input?.retryDelayMs ?? 0);
       if (outcome.status === 'FAILED') {
         this.#options.logger.warn(
           { jobId: outcome.id, kind, queue, attempt, version: outcome.version, error: input?.error },
@@ -275,6 +287,8 @@ export class OutcomeWriter {
       const { kind, queue, attempt } = labels.get(lease.id) ?? UNKNOWN_JOB;
       this.#options.emit('job:released', { id: lease.id, version: lease.version, kind, queue, attempt });
     }
+    // A job this instance released (its thread ended under it, or before it started) is due at once.
+    if (written.length > 0) this.#options.onRunnable();
     this.#reportLost('release', inputs, written, labels, isolated);
   }
 

@@ -69,6 +69,8 @@ export class Pruner {
     );
   }
 
+  readonly name = 'pruner';
+
   start(): void {
     this.#stopped = false;
     if (this.#options.pruneIntervalMs > 0) this.#timer.start();

@@ -56,6 +56,8 @@ export class Rescuer {
     this.#options = options;
   }
 
+  readonly name = 'rescuer';
+
   /** Sweeps at once (an instance starting after a crash recovers what it left), then as leases expire. */
   start(): void {
     this.#started = true;

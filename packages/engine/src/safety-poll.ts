@@ -39,6 +39,8 @@ export class SafetyPoll {
     return this.#intervalMs;
   }
 
+  readonly name = 'safety-poll';
+
   /** Polls after one short interval, then on the back-off. */
   start(): void {
     this.#running = true;
@@ -48,6 +50,11 @@ export class SafetyPoll {
   stop(): void {
     this.#running = false;
     this.#timer.cancel();
+  }
+
+  /** One poll, now, outside the back-off (its error is thrown, not passed to `onError`). */
+  runOnce(): Promise<unknown> {
+    return this.#options.poll();
   }
 
   /** Work showed up (a notification, a nudge, an enqueue, a claim that found jobs): poll soon again. */

@@ -1,12 +1,14 @@
 import type { Enqueuer, ExecutionClass } from '@nudge/core';
 import type { EnqueuedJob, EnqueueInput, Store } from '@nudge/store';
-import type { Executor } from './executor.js';
+import type { AttemptSupervisor } from './attempt-supervisor.js';
 import { servesOpen, type QueueServing } from './queue-serving.js';
+import type { SlotLedger } from './slot-ledger.js';
 
 /** What {@link selfClaimEnqueue} works with: the engine's parts. */
 export interface SelfClaimParts {
   readonly store: Store;
-  readonly executor: Executor;
+  readonly ledger: SlotLedger;
+  readonly supervisor: AttemptSupervisor;
   readonly workerId: string;
   readonly leaseMs: number;
   readonly serving: QueueServing;
@@ -15,7 +17,7 @@ export interface SelfClaimParts {
   /** The kinds of each class: a due job of one of them may have to run first. */
   readonly kindsByClass: ReadonlyMap<ExecutionClass, readonly string[]>;
   /** Whether the engine runs jobs now (started, not stopping). */
-  readonly running: boolean;
+  readonly running: () => boolean;
   readonly requestClaim: () => void;
 }
 
@@ -36,12 +38,12 @@ export async function selfClaimEnqueue(
   input: EnqueueInput,
   enqueuer?: Enqueuer,
 ): Promise<EnqueuedJob> {
-  const { store, executor } = parts;
+  const { store, ledger } = parts;
   const execution = parts.kinds.get(input.kind);
   // A job of a capped queue goes through a claim, which counts it against the cap.
   const held =
-    parts.running && execution !== undefined && servesOpen(parts.serving, input.queue)
-      ? executor.reserve(execution, 1)
+    parts.running() && execution !== undefined && servesOpen(parts.serving, input.queue)
+      ? ledger.reserve(execution, 1)
       : 0;
   if (execution === undefined || held === 0) {
     const job = await store.enqueue(input, enqueuer);
@@ -56,17 +58,17 @@ export async function selfClaimEnqueue(
       enqueuer,
     );
   } catch (error) {
-    executor.unreserve(execution, 1);
+    ledger.unreserve(execution, 1);
     throw error;
   }
   if (!job.created || job.status !== 'RUNNING') {
-    executor.unreserve(execution, 1);
+    ledger.unreserve(execution, 1);
     parts.requestClaim();
     return job;
   }
   const { id, version, kind, queue, attempts } = job;
   // Inserted already claimed: it waited no time at all.
-  executor.start([
+  parts.supervisor.start([
     { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts, waitMs: 0 },
   ]);
   return job;

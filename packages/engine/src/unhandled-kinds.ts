@@ -39,6 +39,8 @@ export class UnhandledKindsFailer {
     );
   }
 
+  readonly name = 'unhandled-kinds';
+
   start(): void {
     if (this.#options.graceMs > 0) this.#timer.start();
   }

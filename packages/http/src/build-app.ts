@@ -11,7 +11,7 @@ export interface BuildAppOptions extends HttpAppOptions, NudgeRoutesOptions {}
  *
  * @example
  * ```ts
- * const app = await buildApp({ store, engine }); // an Engine, or a stand-in of ClaimEngine
+ * const app = await buildApp({ store, engine }); // an Engine, or a stand-in of EnginePort
  * const response = await app.inject({ method: 'POST', url: '/jobs', payload: { kind: 'echo' } });
  * ```
  * @throws RangeError when `bodyLimitBytes` is not a whole number of at least 1

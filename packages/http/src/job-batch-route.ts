@@ -5,7 +5,7 @@ import type { EnqueueInput } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import { enqueuerOf, mayRead } from './caller-access.js';
 import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
-import type { ClaimEngine } from './claim-engine.js';
+import type { EnginePort } from './engine-port.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
 import { toEnqueueInput, type CreateJobBody } from './create-job-body.js';
 import { errorBodySchema, type BatchProblem } from './error-body.js';
@@ -45,7 +45,7 @@ const batchAnswerSchema = Type.Object({
 });
 
 /** Job `index` as it will be stored, or why it cannot be. */
-function prepare(job: unknown, index: number, engine: ClaimEngine): EnqueueInput | BatchProblem {
+function prepare(job: unknown, index: number, engine: EnginePort): EnqueueInput | BatchProblem {
   const { kinds } = engine;
   const refused = jobInputProblem(job, '', 'text', index);
   if (refused) return { index, code: refused.code, message: refused.message };
@@ -82,7 +82,7 @@ const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem =>
  * naming the job by index, since the batch is written all or nothing.
  */
 export const jobBatchRoute: FastifyPluginAsyncTypebox<{
-  engine: ClaimEngine;
+  engine: EnginePort;
   metrics?: NudgeMetrics | undefined;
 }> = async (app, { engine, metrics }) => {
   app.post(

@@ -9,7 +9,7 @@ import {
   type JobStatus,
 } from '@nudge/core';
 import { characterString } from './character-string.js';
-import type { ClaimEngine } from './claim-engine.js';
+import type { EnginePort } from './engine-port.js';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 import { errorBodySchema } from './error-body.js';
@@ -114,7 +114,7 @@ const date = (text: string | undefined): Date | undefined =>
  * (a status the command does not apply to, a limit below 1, an empty time range) answers
  * `400 INVALID_REQUEST` and changes nothing.
  */
-export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngine }> = async (
+export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: EnginePort }> = async (
   app,
   { engine },
 ) => {

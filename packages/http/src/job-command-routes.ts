@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NudgeError } from '@nudge/core';
 import type { JobCommandResult } from '@nudge/store';
-import type { ClaimEngine } from './claim-engine.js';
+import type { EnginePort } from './engine-port.js';
 import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
 import { JobStateConflictError } from './job-state-conflict-error.js';
@@ -42,7 +42,7 @@ function answer(id: number, command: 'cancel' | 'retry', result: JobCommandResul
  * Both answer `200` with the job's view, `409 JOB_STATE_CONFLICT` (with the job's `status`) when
  * its status does not allow the command, or `404 JOB_NOT_FOUND`.
  */
-export const jobCommandRoutes: FastifyPluginAsyncTypebox<{ engine: ClaimEngine }> = async (
+export const jobCommandRoutes: FastifyPluginAsyncTypebox<{ engine: EnginePort }> = async (
   app,
   { engine },
 ) => {

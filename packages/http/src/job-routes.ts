@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { markJobInputChecked, NudgeError, TERMINAL_STATUSES, type Job } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import type { ClaimEngine } from './claim-engine.js';
+import type { EnginePort } from './engine-port.js';
 import { enqueuerOf, mayRead } from './caller-access.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
@@ -15,7 +15,7 @@ import type { NudgeMetrics } from './nudge-metrics.js';
 /** Options of {@link jobRoutes}. */
 export interface JobRoutesOptions {
   readonly store: Store;
-  readonly engine: ClaimEngine;
+  readonly engine: EnginePort;
   /** Counts the jobs created, when given. */
   readonly metrics?: NudgeMetrics;
 }

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ClaimEngine } from './claim-engine.js';
+import type { EnginePort } from './engine-port.js';
 import { errorBodySchema } from './error-body.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
 
 /** Options of {@link nudgeRoute}. */
 export interface NudgeRouteOptions {
-  readonly engine: ClaimEngine;
+  readonly engine: EnginePort;
   /** Counts the nudges received, when given. */
   readonly metrics?: NudgeMetrics | undefined;
 }

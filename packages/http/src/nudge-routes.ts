@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Store } from '@nudge/store';
-import type { ClaimEngine } from './claim-engine.js';
+import type { EnginePort } from './engine-port.js';
 import { activityRoute } from './activity-route.js';
 import { healthRoutes } from './health-routes.js';
 import { operatorRoutes } from './operator-routes.js';
@@ -19,7 +19,7 @@ export interface NudgeRoutesOptions {
   /** A migrated store. The routes never close it: its owner does, after the server closed. */
   readonly store: Store;
   /** The engine's kinds and claim trigger; an `Engine` fits as is. */
-  readonly engine: ClaimEngine;
+  readonly engine: EnginePort;
   /**
    * An instance seen within this many ms is live (`GET /instances`, `GET /stats`), as the
    * engine's unhandled-kinds check counts: three refreshes of its registry row

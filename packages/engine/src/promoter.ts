@@ -9,8 +9,8 @@ export type { ScheduleResult } from './service-results.js';
 /** Longest single sleep, in ms (an hour). */
 const MAX_SLEEP_MS = 3_600_000;
 
-/** Options of a {@link Scheduler}. */
-export interface SchedulerOptions {
+/** Options of a {@link Promoter}. */
+export interface PromoterOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly emit: EmitEngineEvent;
@@ -18,6 +18,11 @@ export interface SchedulerOptions {
   readonly pageSize?: number;
   /** Jobs became due. */
   readonly onPromoted: () => void;
+  /**
+   * Each run also reads when the earliest lease of any instance expires, in ms from now (`null`:
+   * no job is running): the rescuer sleeps until then.
+   */
+  readonly onLeaseExpiry: (nextLeaseExpiryInMs: number | null) => void;
 }
 
 /**
@@ -26,8 +31,8 @@ export interface SchedulerOptions {
  * tells it), or until this instance schedules a retry ({@link wakeIn}); rows scheduled elsewhere
  * are found by the engine's safety poll, which runs it too ({@link runOnce}).
  */
-export class Scheduler {
-  readonly #options: SchedulerOptions;
+export class Promoter {
+  readonly #options: PromoterOptions;
   // A failed run is tried again by the next safety poll.
   readonly #wake = new EarliestTimer(() => {
     this.runOnce().catch((error: unknown) =>
@@ -37,15 +42,19 @@ export class Scheduler {
   #running: Promise<ScheduleResult> | undefined;
   #started = false;
 
-  constructor(options: SchedulerOptions) {
+  constructor(options: PromoterOptions) {
     this.#options = options;
   }
 
+  readonly name = 'promoter';
+
+  /** Runs at once, then sleeps until the next `run_at` it learns of. */
   start(): void {
     this.#started = true;
     this.#wake.within(0);
   }
 
+  /** Stops waking; a run in progress finishes. */
   stop(): void {
     this.#started = false;
     this.#wake.cancel();
@@ -79,6 +88,7 @@ export class Scheduler {
         const { nextDueInMs, runnable, nextLeaseExpiryInMs } = page;
         const result = { promoted, nextDueInMs, runnable, nextLeaseExpiryInMs };
         this.#options.emit('schedule:done', result);
+        this.#options.onLeaseExpiry(nextLeaseExpiryInMs);
         if (promoted > 0) this.#options.onPromoted();
         // A few ms late rather than early: the row must be due by the database clock when we look.
         if (nextDueInMs !== null) this.wakeIn(nextDueInMs + 1);

@@ -9,9 +9,10 @@ import type { ClaimedJob, Store } from '@nudge/store';
 import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
 import type { EngineEventName } from './engine-events.js';
 import { resolveEngineOptions } from './engine-options.js';
-import { Executor } from './executor.js';
+import { AttemptSupervisor } from './attempt-supervisor.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { ProgressWriter } from './progress-writer.js';
+import { SlotLedger } from './slot-ledger.js';
 import { ThreadPool } from './threads/thread-pool.js';
 
 /** One async kind that runs until its signal fires. */
@@ -32,7 +33,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 }
 
 for (const dialect of DIALECTS) {
-  describe(`Executor: ${dialect}`, () => {
+  describe(`AttemptSupervisor and SlotLedger: ${dialect}`, () => {
     let db: TestDatabase;
     let store: Store;
     let dir: string;
@@ -49,13 +50,13 @@ for (const dialect of DIALECTS) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    /** An executor over one async thread of `PER_THREAD` places, wired as the engine wires it. */
+    /** A supervisor and its ledger over one async thread of `PER_THREAD` places, wired as the engine wires it. */
     async function createExecutor() {
       const file = join(dir, 'handlers.mjs');
       writeFileSync(file, HANDLERS);
       const events: EngineEventName[] = [];
       const emit = (name: EngineEventName): void => void events.push(name);
-      const target: { executor?: Executor } = {};
+      const target: { executor?: AttemptSupervisor } = {};
       let threadsReady = 0;
       pool = await ThreadPool.start(
         {
@@ -84,7 +85,9 @@ for (const dialect of DIALECTS) {
         emit,
         onWritten: (leases) => target.executor?.written(leases),
       });
-      const executor = new Executor({
+      const ledger = new SlotLedger(new Map([['async', pool]]), () => undefined);
+      const executor = new AttemptSupervisor({
+        ledger,
         options: resolveEngineOptions({
           store,
           handlers: file,
@@ -101,7 +104,7 @@ for (const dialect of DIALECTS) {
         onQueuesFreed: () => undefined,
       });
       target.executor = executor;
-      return { executor, writer, events, threadsReady: () => threadsReady };
+      return { executor, ledger, writer, events, threadsReady: () => threadsReady };
     }
 
     /** Claims one waiting job of kind `hold`. */
@@ -121,13 +124,13 @@ for (const dialect of DIALECTS) {
     it('gives back, uncharged, the jobs of a claim whose thread ended during its round trip', async () => {
       await store.enqueueMany([{ kind: 'hold' }, { kind: 'hold' }]);
       const e = await createExecutor();
-      assert.equal(e.executor.reserve('async', 1), 1);
+      assert.equal(e.ledger.reserve('async', 1), 1);
       const first = await claimOne();
       e.executor.start([first]);
-      assert.equal(e.executor.reserve('async', 1), 1, 'the next claim holds a place');
+      assert.equal(e.ledger.reserve('async', 1), 1, 'the next claim holds a place');
       const second = await claimOne();
       pool!.terminateThreadOf(first.id);
-      assert.equal(e.executor.free('async'), 0, 'no ready thread: no place');
+      assert.equal(e.ledger.free('async'), 0, 'no ready thread: no place');
 
       assert.doesNotThrow(() => e.executor.start([second]));
       await until(() => e.writer.pending === 0 && e.executor.running === 0, 'every outcome written');
@@ -139,8 +142,8 @@ for (const dialect of DIALECTS) {
       assert.equal(e.events.filter((name) => name === 'job:started').length, 1, 'only the first one started');
 
       await until(() => e.threadsReady() === 1, 'the replacement thread');
-      assert.equal(e.executor.free('async'), PER_THREAD, 'every place is free again');
-      assert.equal(e.executor.reserve('async', 1), 1);
+      assert.equal(e.ledger.free('async'), PER_THREAD, 'every place is free again');
+      assert.equal(e.ledger.reserve('async', 1), 1);
       const again = await claimOne();
       assert.ok(again.id === second.id || again.id === first.id, 'the given-back job is claimed again');
       e.executor.start([again]);

@@ -1,7 +1,7 @@
 import type { Engine } from '@nudge/engine';
 
 /**
- * The part of an {@link Engine} the HTTP layer uses: the kinds it can run (to reject unknown
+ * The port through which the HTTP layer drives an {@link Engine}: the kinds it can run (to reject unknown
  * kinds up front), the enqueue that may start a job at once on this instance (and applies the
  * kind's defaults and schema), `prepareEnqueue` (the same defaults and schema check, for the
  * batch route, which reports every invalid job by index) and `enqueueMany` (the batch's write and
@@ -16,7 +16,7 @@ import type { Engine } from '@nudge/engine';
  * retry: (id) => store.retryJob(id), cancelMany: (filter) => store.cancelJobs(filter),
  * retryMany: (filter) => store.retryJobs(filter) }`.
  */
-export type ClaimEngine = Pick<
+export type EnginePort = Pick<
   Engine,
   | 'kinds'
   | 'requestClaim'
@@ -28,3 +28,6 @@ export type ClaimEngine = Pick<
   | 'cancelMany'
   | 'retryMany'
 >;
+
+/** @deprecated The former name of {@link EnginePort}; it will be removed in a later release. */
+export type ClaimEngine = EnginePort;

@@ -3,12 +3,11 @@ import type { ClaimedJob, JobLease } from '@nudge/store';
 import { AttemptAborter } from './attempt-aborter.js';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
 import { leaseOf, type Attempt } from './attempt.js';
-import { ClassSlots } from './class-slots.js';
 import { HeldLeases } from './held-leases.js';
 import { jobLogFields } from './job-log-fields.js';
-import { QueueSlots } from './queue-slots.js';
 import { ReclaimWaitingList } from './reclaim-waiting-list.js';
 import { RunningAttempts } from './running-attempts.js';
+import type { SlotLedger } from './slot-ledger.js';
 import { logThreadLoss } from './thread-loss-log.js';
 import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
@@ -17,13 +16,15 @@ import type { ProgressWriter } from './progress-writer.js';
 import type { ExecutionPool, LostAttempt } from './threads/execution-pool.js';
 import type { AttemptResult, ProgressTuple } from './threads/thread-messages.js';
 
-/** What an {@link Executor} works with. */
-export interface ExecutorParts {
+/** What an {@link AttemptSupervisor} works with. */
+export interface AttemptSupervisorParts {
   readonly options: ResolvedEngineOptions;
   /** The pool of each class that has kinds. */
   readonly pools: ReadonlyMap<ExecutionClass, ExecutionPool>;
   /** The class of every kind the handler module exports. */
   readonly kinds: ReadonlyMap<string, ExecutionClass>;
+  /** The slots claims hold: attempts start in slots held there, and count against queue caps. */
+  readonly ledger: SlotLedger;
   readonly writer: OutcomeWriter;
   /** Writes `ctx.progress` values through its throttle. */
   readonly progress: ProgressWriter;
@@ -37,30 +38,30 @@ export interface ExecutorParts {
 }
 
 /**
- * Runs claimed jobs on the execution pools and turns their ends into outcomes for the writer.
- * Holds the leases of this instance ({@link HeldLeases}), enforces timeouts (through the
- * {@link AttemptAborter}: signal, then terminate after the abort grace), and counts slots per
- * execution class ({@link ClassSlots}) and per queue ({@link QueueSlots}), including slots held
- * for jobs being claimed and for re-claims waiting behind their older attempt
- * ({@link ReclaimWaitingList}).
+ * Runs claimed jobs on the execution pools and turns their ends into outcomes for the writer:
+ * dispatch, the leases of this instance ({@link HeldLeases}), timeouts (through the
+ * {@link AttemptAborter}: signal, then terminate after the abort grace), outcome mapping, lost
+ * threads, and re-claims waiting behind their older attempt ({@link ReclaimWaitingList}). What
+ * claims may take is the {@link SlotLedger}'s.
  */
-export class Executor {
-  readonly #parts: ExecutorParts;
+export class AttemptSupervisor {
+  readonly #parts: AttemptSupervisorParts;
+  readonly #ledger: SlotLedger;
   readonly #attempts: RunningAttempts;
   readonly #held = new HeldLeases();
   readonly #waiting = new ReclaimWaitingList();
-  readonly #slots = new ClassSlots();
-  /** Attempts running per queue, and queue slots held for claims in flight (capped queues). */
-  readonly #queues = new QueueSlots();
   readonly #aborter: AttemptAborter;
+  /** Waiters of {@link whenIdle}, woken each time slots are freed. */
+  #slotWaiters: Array<() => void> = [];
   #stopping = false;
 
-  constructor(parts: ExecutorParts) {
+  constructor(parts: AttemptSupervisorParts) {
+    this.#ledger = parts.ledger;
     this.#parts = parts;
     // A twentieth of the shortest timeout of any kind (10 ms to 1 s): a deadline fires within 5 %.
     const shortest = Math.min(...[...parts.kinds.keys()].map((k) => parts.outcomes.timeoutMs(k)));
     const resolutionMs = Math.min(1000, Math.max(10, Math.min(shortest, parts.options.jobTimeoutMs) / 20));
-    this.#attempts = new RunningAttempts(resolutionMs, this.#queues, (attempt) =>
+    this.#attempts = new RunningAttempts(resolutionMs, parts.ledger.queues, (attempt) =>
       this.#aborter.abort([attempt], 'timeout'),
     );
     this.#aborter = new AttemptAborter({
@@ -76,63 +77,20 @@ export class Executor {
     return this.#attempts.size;
   }
 
-  /** Slots of `execution` that can take a job now. */
-  free(execution: ExecutionClass): number {
-    const pool = this.#parts.pools.get(execution);
-    return pool ? Math.max(0, pool.free - this.#slots.held(execution)) : 0;
-  }
-
-  /** Every slot, free or not, of `execution`. */
-  capacity(execution: ExecutionClass): number {
-    return this.#parts.pools.get(execution)?.capacity ?? 0;
-  }
-
   /** The leases this instance holds: running attempts and finished ones not yet written. */
   leases(): JobLease[] {
     return this.#held.list();
   }
 
   /**
-   * Holds up to `count` free slots of `execution` for jobs about to be claimed (by a claim in
-   * flight, or an insert that claims for itself), so that nothing else takes them meanwhile.
-   * @returns how many were held (0 when none is free, or after {@link stop})
-   */
-  reserve(execution: ExecutionClass, count: number): number {
-    const held = this.#stopping ? 0 : Math.min(count, this.free(execution));
-    this.#slots.hold(execution, held);
-    return held;
-  }
-
-  /** Gives back `count` held slots unused. */
-  unreserve(execution: ExecutionClass, count: number): void {
-    if (count <= 0) return;
-    this.#slots.release(execution, count);
-    this.#parts.onSlotsFreed(execution);
-  }
-
-  /**
-   * Holds up to `count` of what is left of a queue's `cap` on this instance (running attempts of
-   * the queue and other holds count against it) for a claim in flight.
-   * @returns how many were held
-   */
-  reserveQueue(queue: string, cap: number, count: number): number {
-    return this.#queues.hold(queue, cap, count, this.#stopping);
-  }
-
-  /** Ends a hold of {@link reserveQueue} (after the claimed jobs were started). */
-  unreserveQueue(queue: string, count: number): void {
-    this.#queues.release(queue, count);
-  }
-
-  /**
-   * Starts claimed jobs in slots held for them with {@link reserve} (one each, by the class of
-   * its kind). A job whose kind has no handler fails permanently; after {@link stop}, jobs are
+   * Starts claimed jobs in slots held for them in the ledger (one each, by the class of its
+   * kind). A job whose kind has no handler fails permanently; after {@link stop}, jobs are
    * released instead.
    */
   start(jobs: readonly ClaimedJob[]): void {
     for (const job of jobs) {
       const execution = this.#parts.kinds.get(job.kind);
-      if (execution !== undefined) this.#slots.release(execution, 1);
+      if (execution !== undefined) this.#ledger.takeHeld(execution);
     }
     this.#run(jobs);
   }
@@ -195,7 +153,7 @@ export class Executor {
     const older = this.#attempts.get(job.id);
     if (!older) return false;
     // A claim waiting already holds the slot; a newer one takes its place.
-    if (this.#waiting.add(job)) this.#slots.hold(execution, 1);
+    if (this.#waiting.add(job)) this.#ledger.hold(execution);
     this.#parts.progress.finish(older.job.id, older.job.version);
     this.#aborter.abort([older], 'lease-lost');
     return true;
@@ -212,7 +170,7 @@ export class Executor {
       // Stopping, it is released without a place.
       if (!this.#stopping && (this.#parts.pools.get(execution)?.free ?? 0) === 0) continue;
       this.#waiting.remove(job.id);
-      this.#slots.release(execution, 1);
+      this.#ledger.takeHeld(execution);
       this.#run([job]);
     }
   }
@@ -308,7 +266,7 @@ export class Executor {
         this.#waiting.remove(waiting.id);
         this.#held.drop(lease);
         const execution = this.#parts.kinds.get(waiting.kind);
-        if (execution !== undefined) this.unreserve(execution, 1);
+        if (execution !== undefined) this.#ledger.unreserve(execution, 1);
         unstarted.push(waiting);
         continue;
       }
@@ -336,9 +294,10 @@ export class Executor {
     for (const lease of leases) this.#held.drop(lease);
   }
 
-  /** Stops taking jobs: any job started from now on is released at once. */
+  /** Stops taking jobs: nothing more can be held, and any job started from now on is released at once. */
   stop(): void {
     this.#stopping = true;
+    this.#ledger.close();
   }
 
   /** Aborts every running attempt for shutdown (signal, then terminate after the abort grace). */
@@ -347,12 +306,17 @@ export class Executor {
   }
 
   /** Resolves `true` once nothing runs, or `false` after `timeoutMs`. */
-  async whenIdle(timeoutMs: number, slotFreed: () => Promise<void>): Promise<boolean> {
+  async whenIdle(timeoutMs: number): Promise<boolean> {
     const deadline = performance.now() + timeoutMs;
     while (this.#attempts.size > 0 || this.#waiting.size > 0) {
       const left = deadline - performance.now();
       if (left <= 0) return false;
-      await Promise.race([slotFreed(), new Promise((resolve) => setTimeout(resolve, left))]);
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.#slotWaiters.push(resolve);
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
     }
     return true;
   }
@@ -377,7 +341,10 @@ export class Executor {
 
   #freed(execution: ExecutionClass, queues: ReadonlySet<string>): void {
     if (this.#waiting.readyCount > 0) this.#startReady();
-    this.#parts.emit('slot:freed', { free: this.free(execution), execution });
+    this.#parts.emit('slot:freed', { free: this.#ledger.free(execution), execution });
+    const waiters = this.#slotWaiters;
+    this.#slotWaiters = [];
+    for (const wake of waiters) wake();
     this.#parts.onSlotsFreed(execution);
     if (queues.size > 0) this.#parts.onQueuesFreed(queues);
   }
