@@ -13,8 +13,8 @@ import { pgTransaction } from './pg-transaction.js';
 // Invariant: only SCHEDULED rows whose run_at has passed (database clock) become PENDING, each
 // once: rows another promoter holds are skipped, and a row already promoted no longer matches.
 // run_at is kept, so a promoted job takes its due place in claim order. The same statement reads
-// what an idle instance's safety poll needs: whether any job is runnable (the snapshot before this
-// promotion), and when the earliest lease expires (the sweep's next due time).
+// what an idle instance's safety poll needs: whether any job is runnable (the rows this promotion
+// made PENDING, which the statement's snapshot does not see, or any other due PENDING row), and when the earliest lease expires (the sweep's next due time).
 const PROMOTE = `
 WITH due AS (
   SELECT id FROM nudge_jobs
@@ -29,8 +29,9 @@ SELECT (SELECT count(*) FROM promoted)::integer AS promoted,
        (SELECT extract(epoch FROM min(run_at) - ${pgNow('$1')}) * 1000
           FROM nudge_jobs
          WHERE status = 'SCHEDULED' AND run_at > ${pgNow('$1')})::double precision AS next_due_ms,
-       EXISTS (SELECT 1 FROM nudge_jobs
-                WHERE status = 'PENDING' AND run_at <= ${pgNow('$1')}) AS runnable,
+       (EXISTS (SELECT 1 FROM promoted)
+        OR EXISTS (SELECT 1 FROM nudge_jobs
+                    WHERE status = 'PENDING' AND run_at <= ${pgNow('$1')})) AS runnable,
        (SELECT extract(epoch FROM min(lease_expires_at) - ${pgNow('$1')}) * 1000
           FROM nudge_jobs
          WHERE lease_expires_at IS NOT NULL AND status = 'RUNNING')::double precision AS next_expiry_ms`;
