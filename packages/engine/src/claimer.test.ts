@@ -78,7 +78,7 @@ for (const dialect of DIALECTS) {
     it('runs no query while no slot is free, however often asked', async () => {
       await store.enqueueMany(Array.from({ length: 3 }, () => ({ kind: 'k' })));
       const c = createClaimer(store, 0, 10);
-      stop = () => c.claimer.stop();
+      stop = () => void c.claimer.stop();
       c.claimer.start();
       for (let i = 0; i < 100; i += 1) c.claimer.request();
       await c.claimer.idle();
@@ -96,7 +96,7 @@ for (const dialect of DIALECTS) {
     it('claims again at once after a full batch, until one comes back short', async () => {
       const jobs = await store.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'k' })));
       const c = createClaimer(store, 10, 2);
-      stop = () => c.claimer.stop();
+      stop = () => void c.claimer.stop();
       c.claimer.start();
       await c.claimer.idle();
       assert.deepEqual(c.limits, [2, 2, 2], 'three queries for one request');
@@ -113,7 +113,7 @@ for (const dialect of DIALECTS) {
     it('a batch that fills every free slot waits for a freed slot, which claims the rest', async () => {
       await store.enqueueMany(Array.from({ length: 5 }, () => ({ kind: 'k' })));
       const c = createClaimer(store, 3, 10);
-      stop = () => c.claimer.stop();
+      stop = () => void c.claimer.stop();
       c.claimer.start();
       await c.claimer.idle();
       assert.deepEqual(c.limits, [3], 'no second query with no slot left');
@@ -125,7 +125,7 @@ for (const dialect of DIALECTS) {
 
     it('a storm of requests over an empty queue runs two queries, then waits out the cooldown', async () => {
       const c = createClaimer(store, 10, 10, 60_000);
-      stop = () => c.claimer.stop();
+      stop = () => void c.claimer.stop();
       c.claimer.start();
       await c.claimer.idle();
       c.claimer.request();
@@ -137,14 +137,14 @@ for (const dialect of DIALECTS) {
       }
       assert.equal(c.limits.length, 2, '200 requests in the cooldown ran no query');
       assert.deepEqual(c.claimer.requestCounts, { requested: 202, coalesced: 199 });
-      c.claimer.stop();
+      await c.claimer.stop();
       await c.claimer.idle();
       assert.equal(c.limits.length, 2, 'stop cancels the deferred pass');
     });
 
     it('the pass that waited out the cooldown claims what arrived meanwhile', async () => {
       const c = createClaimer(store, 10, 10, 50);
-      stop = () => c.claimer.stop();
+      stop = () => void c.claimer.stop();
       c.claimer.start();
       await c.claimer.idle();
       c.claimer.request();

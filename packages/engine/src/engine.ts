@@ -160,7 +160,7 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
    *   the store throws (`PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`, `INVALID_REQUEST`,
    *   `DEBOUNCE_OWNED_BY_OTHER_KEY`, `IDEMPOTENCY_KEY_CONFLICT`); nothing is written
    */
-  enqueue(given: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
+  async enqueue(given: EnqueueInput, enqueuer?: Enqueuer): Promise<EnqueuedJob> {
     const input = this.prepareEnqueue(given);
     if (this.#parts.selfClaim.running()) this.#parts.safetyPoll.workSeen();
     return selfClaimEnqueue(this.#parts.selfClaim, input, enqueuer);

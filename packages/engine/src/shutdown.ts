@@ -29,7 +29,7 @@ export async function shutdownEngine(options: ResolvedEngineOptions, parts: Shut
   const last = [...parts.services].reverse();
   // Stopped together and at once, before the supervisor: a claim still in flight finds it
   // stopped and releases what it brings back.
-  const stopping = last.filter((s) => !s.outlivesAttempts).map((s) => s.stop());
+  const stopping = last.filter((s) => !s.outlivesAttempts).map(async (s) => s.stop());
   supervisor.stop();
   await Promise.all(stopping);
   if (!(await supervisor.whenIdle(options.shutdownGraceMs))) {
@@ -40,7 +40,7 @@ export async function shutdownEngine(options: ResolvedEngineOptions, parts: Shut
     supervisor.abortAll();
     await supervisor.whenIdle(options.abortGraceMs + THREAD_EXIT_TIMEOUT_MS);
   }
-  await Promise.all(last.filter((s) => s.outlivesAttempts).map((s) => s.stop()));
+  await Promise.all(last.filter((s) => s.outlivesAttempts).map(async (s) => s.stop()));
   await parts.progress.stop();
   await parts.writer.flush(true);
   await supervisor.destroy();
