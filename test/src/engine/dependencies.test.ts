@@ -67,7 +67,9 @@ describeEngine('job dependencies in handlers', (t) => {
       assert.deepEqual(result.dependencies[part.id], { status: 'SUCCEEDED', result: job?.result });
       assert.ok(
         (job?.finishedAt?.getTime() ?? Infinity) <= (finished.startedAt?.getTime() ?? 0),
-        'the merge ran last',
+        `the merge ran last: dependency ${part.id} finished at ${job?.finishedAt?.toISOString()}, ` +
+          `the merge ${finished.id} started at ${finished.startedAt?.toISOString()} ` +
+          `(attempt ${finished.attempts})`,
       );
     }
   });
