@@ -6,7 +6,7 @@ export {
   type SettingNames,
 } from './create-http-app.js';
 export type { NudgeHttpApp } from './nudge-http-app.js';
-export { nudgeRoutes, type NudgeRoutesOptions } from './nudge-routes.js';
+export { DEFAULT_INSTANCE_LIVE_WITHIN_MS, nudgeRoutes, type NudgeRoutesOptions } from './nudge-routes.js';
 export type { ClaimEngine, EnginePort } from './engine-port.js';
 export { checkReadiness } from './check-readiness.js';
 export { createJobBodySchema, type CreateJobBody } from './create-job-body.js';

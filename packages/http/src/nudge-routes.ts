@@ -14,6 +14,13 @@ import { nudgeRoute } from './nudge-route.js';
 import { metricsRoute } from './metrics-route.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
 
+/**
+ * How recently an instance must have refreshed its registry row to count as live when no value
+ * is given, in ms: `instanceLiveWithinMs` of `@nudge/engine` at the default `leaseMs` (six
+ * leases of 30 s). A literal, so that the HTTP layer loads no engine code; a test keeps it equal.
+ */
+export const DEFAULT_INSTANCE_LIVE_WITHIN_MS = 180_000;
+
 /** What the routes need: where jobs live, and the engine to trigger. */
 export interface NudgeRoutesOptions {
   /** A migrated store. The routes never close it: its owner does, after the server closed. */
@@ -23,7 +30,7 @@ export interface NudgeRoutesOptions {
   /**
    * An instance seen within this many ms is live (`GET /instances`, `GET /stats`), as the
    * engine's unhandled-kinds check counts: three refreshes of its registry row
-   * (`instanceLiveWithinMs` of `@nudge/engine`). @defaultValue 180000 (six default leases)
+   * (`instanceLiveWithinMs` of `@nudge/engine`). @defaultValue {@link DEFAULT_INSTANCE_LIVE_WITHIN_MS}
    */
   readonly instanceLiveWithinMs?: number;
   /**
@@ -46,7 +53,7 @@ export interface NudgeRoutesOptions {
  */
 export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (
   app,
-  { store, engine, metrics, instanceLiveWithinMs = 180_000 },
+  { store, engine, metrics, instanceLiveWithinMs = DEFAULT_INSTANCE_LIVE_WITHIN_MS },
 ) => {
   await app.register(jobRoutes, { store, engine, metrics });
   await app.register(jobBatchRoute, { engine, metrics });
