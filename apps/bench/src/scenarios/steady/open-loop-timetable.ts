@@ -72,7 +72,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRun
         }),
       );
     }
-    if (next < total) await sleep(Math.max(0, startedAtMs + sendAtMs(next, ratePerSecond) - performance.now()));
+    if (next < total)
+      await sleep(Math.max(0, startedAtMs + sendAtMs(next, ratePerSecond) - performance.now()));
   }
   await Promise.all(pending);
   return { startedAtMs, sentAtMs, failures, firstError, maxLagMs };
