@@ -6,7 +6,7 @@ import type { BenchPayload } from '../bench-job.js';
 import type { RunningSystem, SystemContext, SystemSpec } from '../bench-system.js';
 import { redisVersion } from '../redis-probe.js';
 import { REPORT_PORT_VARIABLE } from '../report/report-sender.js';
-import { BULLMQ_CPU_SETTINGS, BULLMQ_SETTINGS, describeBullmq } from './peer-settings.js';
+import { BULLMQ_CPU_SETTINGS, BULLMQ_SETTINGS, describeBullmq, PRODUCER_POOL_MAX } from './peer-settings.js';
 import { installedPackage } from './installed-package.js';
 import { startWorkerGroup } from './worker-group.js';
 
@@ -55,7 +55,7 @@ async function openQueue(name: string, connection: BullmqConnection): Promise<Pr
     await pool.end();
   }
   return new OnPostgres.Queue(name, {
-    connection: { connectionString: connection.connectionString, max: 4 },
+    connection: { connectionString: connection.connectionString, max: PRODUCER_POOL_MAX },
   });
 }
 

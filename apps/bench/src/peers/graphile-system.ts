@@ -3,7 +3,13 @@ import { makeWorkerUtils } from 'graphile-worker';
 import type { RunningSystem, SystemSpec } from '../bench-system.js';
 import { REPORT_PORT_VARIABLE } from '../report/report-sender.js';
 import { peerNode } from './peer-node.js';
-import { describeGraphile, GRAPHILE_CPU_SETTINGS, GRAPHILE_SETTINGS, processCount } from './peer-settings.js';
+import {
+  describeGraphile,
+  GRAPHILE_CPU_SETTINGS,
+  GRAPHILE_SETTINGS,
+  processCount,
+  PRODUCER_POOL_MAX,
+} from './peer-settings.js';
 import { installedPackage } from './installed-package.js';
 import { startWorkerGroup } from './worker-group.js';
 
@@ -29,7 +35,7 @@ export const graphileSystem: SystemSpec = {
     if (!NODE.ok) throw new Error(NODE.reason);
     const settings = options.cpuBound ? GRAPHILE_CPU_SETTINGS : GRAPHILE_SETTINGS;
     const connectionString = await context.postgres.createDatabase();
-    const utils = await makeWorkerUtils({ connectionString, maxPoolSize: 4 });
+    const utils = await makeWorkerUtils({ connectionString, maxPoolSize: PRODUCER_POOL_MAX });
     await utils.migrate();
     const workers = await startWorkerGroup(
       'graphile-worker',

@@ -2,6 +2,12 @@
 // its documentation describes, for many small jobs and for CPU-bound jobs.
 import { availableParallelism } from 'node:os';
 
+/**
+ * PostgreSQL connections of each peer's producer in the bench process (node-postgres's default
+ * pool size, as nudge's producer pool): the steady scenario keeps many single enqueues in flight.
+ */
+export const PRODUCER_POOL_MAX = 10;
+
 /** graphile-worker's `preset.worker` options the bench sets. */
 export interface GraphileSettings {
   /** `concurrentJobs`: jobs running at once in one Node process. */

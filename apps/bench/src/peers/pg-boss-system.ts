@@ -3,7 +3,13 @@ import { PgBoss } from 'pg-boss';
 import type { RunningSystem, SystemSpec } from '../bench-system.js';
 import { REPORT_PORT_VARIABLE } from '../report/report-sender.js';
 import { peerNode } from './peer-node.js';
-import { describePgBoss, PG_BOSS_CPU_SETTINGS, PG_BOSS_SETTINGS, processCount } from './peer-settings.js';
+import {
+  describePgBoss,
+  PG_BOSS_CPU_SETTINGS,
+  PG_BOSS_SETTINGS,
+  processCount,
+  PRODUCER_POOL_MAX,
+} from './peer-settings.js';
 import { installedPackage } from './installed-package.js';
 import { startWorkerGroup } from './worker-group.js';
 
@@ -33,7 +39,12 @@ export const pgBossSystem: SystemSpec = {
     const settings = options.cpuBound ? PG_BOSS_CPU_SETTINGS : PG_BOSS_SETTINGS;
     const connectionString = await context.postgres.createDatabase();
     // The producer installs the schema; it runs no maintenance and no workers.
-    const boss = new PgBoss({ connectionString, max: 4, supervise: false, schedule: false });
+    const boss = new PgBoss({
+      connectionString,
+      max: PRODUCER_POOL_MAX,
+      supervise: false,
+      schedule: false,
+    });
     boss.on('error', (error) => console.error(`  [pg-boss client] ${error.message}`));
     await boss.start();
     await boss.createQueue(QUEUE, { notify: true });
