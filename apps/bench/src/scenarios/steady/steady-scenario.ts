@@ -7,7 +7,7 @@ import type { Scenario, ScenarioContext } from '../scenario.js';
 import { withSystem } from '../with-system.js';
 import { measureSteady, type SteadyRun } from './measure-steady.js';
 
-/** A producer's enqueue notes worth a mention: a timetable the producer fell behind by this much, in ms. */
+/** How far behind its timetable the producer may fall, in ms, before a run's row says so. */
 const PRODUCER_LAG_NOTE_MS = 50;
 
 /** One way of running a system in the steady scenario: the system and its enqueue path. */
