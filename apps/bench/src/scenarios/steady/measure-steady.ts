@@ -32,6 +32,11 @@ export interface SteadyRun {
   /** Jobs whose enqueue was called inside the window. */
   readonly windowJobs: number;
   readonly backlog: Backlog;
+  /**
+   * Of the backlog at the window's end, the jobs whose enqueue call had not yet returned: waiting
+   * in the producer's path (its connection pool, the HTTP API) rather than in the queue.
+   */
+  readonly enqueuingAtEnd: number;
   /** Whether the backlog at the end was at most one second of arrivals (see `keptUp`). */
   readonly keptUp: boolean;
   /** Enqueue call → handler start of the window's jobs that started. */
@@ -90,9 +95,16 @@ export async function measureSteady(
       if (!Number.isNaN(started)) samplesMs.push(started - at);
     });
     const backlog = backlogOverWindow(sent.sentAtMs, startedAtMs, fromMs, toMs);
+    let enqueuingAtEnd = 0;
+    sent.sentAtMs.forEach((at, seq) => {
+      const done = sent.doneAtMs[seq] ?? Number.NaN;
+      const started = startedAtMs[seq] ?? Number.NaN;
+      if (at <= toMs && !(done <= toMs) && !(started <= toMs)) enqueuingAtEnd += 1;
+    });
     return {
       windowJobs,
       backlog,
+      enqueuingAtEnd,
       keptUp: keptUp(backlog, ratePerSecond),
       latency: latencyPercentiles(samplesMs),
       cpu: steadyCpuPerJob(before, after, windowJobs, system.storage.kind !== 'sqlite'),

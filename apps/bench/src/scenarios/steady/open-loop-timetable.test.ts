@@ -51,5 +51,7 @@ describe('runOpenLoop', () => {
     });
     assert.equal(run.failures, 2);
     assert.equal(run.firstError, 'send 1');
+    assert.ok(run.doneAtMs[0] !== undefined && run.doneAtMs[0] >= (run.sentAtMs[0] ?? Infinity));
+    assert.ok(Number.isNaN(run.doneAtMs[1]));
   });
 });

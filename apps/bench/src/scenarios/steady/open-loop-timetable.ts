@@ -37,6 +37,8 @@ export interface OpenLoopRun {
   readonly startedAtMs: number;
   /** `performance.now()` of each send's call, in ms, by index. */
   readonly sentAtMs: Float64Array;
+  /** `performance.now()` when each send resolved, in ms, by index; `NaN` for one that rejected. */
+  readonly doneAtMs: Float64Array;
   /** Sends whose promise rejected. */
   readonly failures: number;
   /** The first rejection's message, if any. */
@@ -53,6 +55,7 @@ export interface OpenLoopRun {
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRun> {
   const { ratePerSecond, total, send } = options;
   const sentAtMs = new Float64Array(total).fill(Number.NaN);
+  const doneAtMs = new Float64Array(total).fill(Number.NaN);
   const pending: Promise<void>[] = [];
   let failures = 0;
   let firstError: string | undefined;
@@ -65,16 +68,22 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRun
     for (; next < due; next += 1) {
       sentAtMs[next] = now;
       maxLagMs = Math.max(maxLagMs, now - startedAtMs - sendAtMs(next, ratePerSecond));
+      const index = next;
       pending.push(
-        send(next).catch((error: unknown) => {
-          failures += 1;
-          firstError ??= (error as Error).message;
-        }),
+        send(index).then(
+          () => {
+            doneAtMs[index] = performance.now();
+          },
+          (error: unknown) => {
+            failures += 1;
+            firstError ??= (error as Error).message;
+          },
+        ),
       );
     }
     if (next < total)
       await sleep(Math.max(0, startedAtMs + sendAtMs(next, ratePerSecond) - performance.now()));
   }
   await Promise.all(pending);
-  return { startedAtMs, sentAtMs, failures, firstError, maxLagMs };
+  return { startedAtMs, sentAtMs, doneAtMs, failures, firstError, maxLagMs };
 }

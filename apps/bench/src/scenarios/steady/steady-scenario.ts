@@ -54,6 +54,9 @@ function cpuCell(run: SteadyRun): string {
 function notesOf(run: SteadyRun): string[] {
   return [
     ...(run.failures > 0 ? [`${run.failures} enqueue(s) failed: ${run.firstError ?? ''}`] : []),
+    ...(run.enqueuingAtEnd > 0
+      ? [`${count(run.enqueuingAtEnd)} of the backlog at the end were enqueue calls not yet returned`]
+      : []),
     ...(run.producerLagMs > PRODUCER_LAG_NOTE_MS
       ? [`the producer fell up to ${formatNumber(run.producerLagMs)} ms behind its timetable`]
       : []),
@@ -105,7 +108,7 @@ async function runVariant(
         adminUrl: context.systemContext.postgres.adminUrl,
       });
       context.log(
-        `steady ${count(ratePerSecond)}/s ${variant.label}: kept up ${run.keptUp ? 'yes' : 'no'} (backlog ${run.backlog.atEnd} at the end, ${run.backlog.max} at most), p50 ${formatNumber(run.latency.p50Ms)} ms, p99 ${formatNumber(run.latency.p99Ms)} ms, CPU µs/job ${cpuCell(run)}`,
+        `steady ${count(ratePerSecond)}/s ${variant.label}: kept up ${run.keptUp ? 'yes' : 'no'} (backlog ${run.backlog.atEnd} at the end, of which ${run.enqueuingAtEnd} still enqueuing, ${run.backlog.max} at most), p50 ${formatNumber(run.latency.p50Ms)} ms, p99 ${formatNumber(run.latency.p99Ms)} ms, CPU µs/job ${cpuCell(run)}`,
       );
       const scenario = `steady ${count(ratePerSecond)} jobs/s, ${steadyWindowMs / 1000} s window`;
       rows.set(ratePerSecond, rowsOf(scenario, variant.label, run));
