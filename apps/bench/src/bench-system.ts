@@ -2,7 +2,14 @@ import type { BenchPostgres } from './bench-postgres.js';
 import type { BenchKind, BenchPayload } from './bench-job.js';
 
 /** The systems the bench can run. */
-export const SYSTEM_IDS = ['nudge', 'nudge-sqlite', 'graphile-worker', 'pg-boss', 'bullmq'] as const;
+export const SYSTEM_IDS = [
+  'nudge',
+  'nudge-sqlite',
+  'graphile-worker',
+  'pg-boss',
+  'bullmq',
+  'bullmq-postgres',
+] as const;
 
 /** One of {@link SYSTEM_IDS}. */
 export type SystemId = (typeof SYSTEM_IDS)[number];
@@ -33,7 +40,20 @@ export interface StartOptions {
    * and counts stay on the direct URL.
    */
   readonly route?: (databaseUrl: string) => Readonly<Record<string, string>>;
+  /**
+   * The jobs burn CPU: start the system in its best configuration for CPU-bound work (graphile-worker
+   * and pg-boss: one worker process per core; BullMQ: sandboxed processors in worker threads).
+   * nudge needs nothing: its `burn` kind is a `cpu` kind, one job per thread.
+   * @defaultValue false
+   */
+  readonly cpuBound?: boolean;
 }
+
+/** Where a system keeps its jobs, for the CPU accounting of the database server. */
+export type SystemStorage =
+  | { readonly kind: 'postgres'; readonly database: string }
+  | { readonly kind: 'redis' }
+  | { readonly kind: 'sqlite' };
 
 /**
  * A system the bench measures, as a producer sees it. The system's workers run in their own
@@ -51,6 +71,10 @@ export interface RunningSystem {
    * completed: a cheap query, meant for polling.
    */
   unfinished(): Promise<number>;
+  /** Process ids of the system's own processes: nudge's servers, the peers' worker processes. */
+  servicePids(): readonly number[];
+  /** Where the jobs are kept. */
+  readonly storage: SystemStorage;
   /** Stops the workers and closes every connection. */
   stop(): Promise<void>;
 }
@@ -58,12 +82,22 @@ export interface RunningSystem {
 /** A system and how to start it. */
 export interface SystemSpec {
   readonly id: SystemId;
-  /** Name in the table, such as `nudge (PostgreSQL)`. */
+  /**
+   * Name in the table with the configuration it runs in brief, such as `nudge (PostgreSQL)` or
+   * `graphile-worker 0.18.0 (local queue, batched completion)`.
+   */
   readonly label: string;
-  /** Package and version, such as `graphile-worker 0.17.3`. */
+  /** {@link label} of a start with {@link StartOptions.cpuBound}, such as `pg-boss 12.38.0 (2 processes)`. */
+  readonly cpuLabel: string;
+  /** Package and version, such as `graphile-worker 0.18.0`. */
   readonly version: string;
   /** The configuration used, printed with the results. */
   readonly configuration: string;
+  /**
+   * Why the system cannot run on this machine, in one line (Redis unreachable, no Node.js the
+   * peer accepts), or `undefined` when it can; the bench then skips it with that message.
+   */
+  unavailable?(context: SystemContext): Promise<string | undefined>;
   /** Starts the workers on fresh storage; resolves once they are idle and ready. */
   start(context: SystemContext, options?: StartOptions): Promise<RunningSystem>;
 }

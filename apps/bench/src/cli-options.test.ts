@@ -8,7 +8,7 @@ describe('parseCliOptions', () => {
     assert.equal(options.quick, false);
     assert.equal(options.drainJobs, FULL_SIZES.drainJobs);
     assert.deepEqual(options.scenarios, SCENARIO_NAMES);
-    assert.equal(options.systems.length, 5);
+    assert.equal(options.systems.length, 6);
   });
 
   it('shrinks sizes with --quick, and a size flag wins in either order', () => {
@@ -47,6 +47,15 @@ describe('parseCliOptions', () => {
     assert.equal(parseCliOptions(['--quick', '--idle-settle-ms', '35000']).idleSettleMs, 35_000);
     assert.equal(parseCliOptions(['--idle-latency-jobs=50']).idleLatencyJobs, 50);
     assert.deepEqual(parseCliOptions(['--only', 'idle-latency']).scenarios, ['idle-latency']);
+  });
+
+  it('takes the steady rates as a list, and shortens its window with --quick', () => {
+    assert.deepEqual(parseCliOptions([]).steadyRates, [100, 500, 2000]);
+    assert.deepEqual(parseCliOptions(['--steady-rates', '50,1_000']).steadyRates, [50, 1000]);
+    assert.throws(() => parseCliOptions(['--steady-rates', '50,x']), /--steady-rates takes whole numbers/);
+    assert.equal(parseCliOptions([]).steadyWindowMs, 20_000);
+    assert.equal(parseCliOptions(['--quick']).steadyWindowMs, 5_000);
+    assert.equal(parseCliOptions(['--quick', '--steady-window-ms', '8000']).steadyWindowMs, 8000);
   });
 
   it('recognises --help', () => {

@@ -18,6 +18,7 @@ export const SCENARIO_NAMES = [
   'idle',
   'queue-limits',
   'busy-key',
+  'steady',
 ] as const;
 
 /** One of {@link SCENARIO_NAMES}. */
@@ -60,6 +61,10 @@ export interface BenchSizes {
    * steady interval.
    */
   readonly idleSettleMs: number;
+  /** `--steady-window-ms`: the measured window of each steady run, in ms. */
+  readonly steadyWindowMs: number;
+  /** `--steady-warm-up-ms`: arrivals before each steady run's window opens, in ms. */
+  readonly steadyWarmUpMs: number;
   /** `--repeat`: runs per measurement; the table shows the median. */
   readonly repeat: number;
 }
@@ -71,6 +76,8 @@ export interface BenchOptions extends BenchSizes {
   readonly scenarios: readonly ScenarioName[];
   /** `--systems`: systems to run, in table order. */
   readonly systems: readonly SystemId[];
+  /** `--steady-rates`: the arrival rates of the steady scenario, in jobs a second. */
+  readonly steadyRates: readonly number[];
   /** `--out`: the file the report goes to; unset, only a full run writes one (see {@link reportPath}). */
   readonly out: string | undefined;
   readonly help: boolean;
@@ -93,8 +100,13 @@ export const FULL_SIZES: BenchSizes = {
   maxInstances: 3,
   idleMs: 120_000,
   idleSettleMs: 60_000,
+  steadyWindowMs: 20_000,
+  steadyWarmUpMs: 5_000,
   repeat: 3,
 };
+
+/** Default of `--steady-rates`, in jobs a second. */
+export const STEADY_RATES: readonly number[] = [100, 500, 2000];
 
 /** Sizes of `pnpm bench --quick`: everything in a few minutes. */
 export const QUICK_SIZES: BenchSizes = {
@@ -110,6 +122,8 @@ export const QUICK_SIZES: BenchSizes = {
   notDueRows: 100_000,
   idleMs: 20_000,
   idleSettleMs: 5_000,
+  steadyWindowMs: 5_000,
+  steadyWarmUpMs: 2_000,
   repeat: 1,
 };
 
@@ -118,7 +132,8 @@ export const USAGE = `pnpm bench [--quick] [--only ${SCENARIO_NAMES.join(',')}] 
            [--drain-jobs N] [--enqueue-single-jobs N] [--enqueue-batch-jobs N] [--batch-size N]
            [--latency-jobs N] [--idle-latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N]
            [--finished-rows N] [--retention-jobs N] [--not-due-rows N] [--max-instances N]
-           [--idle-ms N] [--idle-settle-ms N] [--repeat N] [--out FILE]
+           [--idle-ms N] [--idle-settle-ms N] [--steady-rates N,N,…] [--steady-window-ms N]
+           [--steady-warm-up-ms N] [--repeat N] [--out FILE]
 
 A full run (no --quick, --only or --systems) rewrites docs/benchmarks.md; other runs write a report
 only with --out FILE, so a partial run never replaces the published results.`;
@@ -137,6 +152,14 @@ function listOf<T extends string>(flag: string, raw: string, allowed: readonly T
   return allowed.filter((name) => names.includes(name));
 }
 
+/** `100,500,2000` as numbers. @throws Error naming `flag` when one is not a whole number ≥ 1 */
+function wholeNumbers(flag: string, raw: string): number[] {
+  const numbers = raw.split(',').map((part) => Number(part.trim().replace(/_/g, '')));
+  if (numbers.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`${flag} takes whole numbers >= 1, separated by commas (got "${raw}")`);
+  return numbers;
+}
+
 /**
  * Parses the bench's arguments (`process.argv.slice(2)`); `--flag value` and `--flag=value` both
  * work, and size flags override `--quick` whatever their order.
@@ -150,6 +173,7 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
   const sizes: Record<string, number> = { ...(quick ? QUICK_SIZES : FULL_SIZES) };
   let scenarios: ScenarioName[] = [...SCENARIO_NAMES];
   let systems: SystemId[] = [...SYSTEM_IDS];
+  let steadyRates: readonly number[] = STEADY_RATES;
   let out: string | undefined;
   let help = false;
   for (let i = 0; i < args.length; i += 1) {
@@ -160,7 +184,7 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
       continue;
     }
     const key = SIZE_FLAGS.find(([name]) => name === flag)?.[1];
-    if (!key && flag !== '--only' && flag !== '--systems' && flag !== '--out')
+    if (!key && !['--only', '--systems', '--out', '--steady-rates'].includes(flag))
       throw new Error(`unknown argument "${flag}" (see --help)`);
     const value = args[i + 1];
     if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value (see --help)`);
@@ -168,6 +192,7 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
     if (flag === '--only') scenarios = listOf(flag, value, SCENARIO_NAMES);
     else if (flag === '--systems') systems = listOf(flag, value, SYSTEM_IDS);
     else if (flag === '--out') out = value;
+    else if (flag === '--steady-rates') steadyRates = wholeNumbers(flag, value);
     else if (key) {
       const number = Number(value.replace(/_/g, ''));
       if (!Number.isInteger(number) || number < 1)
@@ -175,7 +200,7 @@ export function parseCliOptions(argv: readonly string[]): BenchOptions {
       sizes[key] = number;
     }
   }
-  return { ...(sizes as unknown as BenchSizes), quick, scenarios, systems, out, help };
+  return { ...(sizes as unknown as BenchSizes), quick, scenarios, systems, steadyRates, out, help };
 }
 
 /**

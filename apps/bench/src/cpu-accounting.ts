@@ -13,12 +13,36 @@ export interface CpuSample {
 }
 
 /** Clock ticks per second of `/proc` counters (`USER_HZ`, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
-function processTicks(pid: string): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** `ticks` of `/proc` (see {@link TICKS_PER_SECOND}) in ms. */
+export function ticksToMs(ticks: number): number {
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time a process has used, all threads, in ticks: `utime + stime` (fields 14 and 15) of its
+ * `/proc/<pid>/stat` line, read after the command name's closing parenthesis, since the name itself
+ * may hold spaces and parentheses (proc(5)).
+ */
+export function parseProcessStatTicks(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Busy time of every core since boot, in ticks, from `/proc/stat`'s first (`cpu`) line: user, nice,
+ * system, irq, softirq and steal; idle and iowait left out, guest time already inside user (proc(5)).
+ */
+export function parseMachineBusyTicks(procStat: string): number {
+  const [, ...counters] = procStat.split('\n')[0]?.trim().split(/\s+/) ?? [];
+  const values = counters.map(Number);
+  const idle = (values[3] ?? 0) + (values[4] ?? 0);
+  return values.slice(0, 8).reduce((sum, v) => sum + v, 0) - idle;
+}
+
+function processTicks(pid: string): number {
+  return parseProcessStatTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /**
@@ -27,10 +51,7 @@ function processTicks(pid: string): number {
  */
 export function sampleCpu(): CpuSample | undefined {
   if (process.platform !== 'linux') return undefined;
-  const [, ...counters] = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/) ?? [];
-  const values = counters.map(Number);
-  const idle = (values[3] ?? 0) + (values[4] ?? 0);
-  const machineTicks = values.slice(0, 8).reduce((sum, v) => sum + v, 0) - idle;
+  const machineTicks = parseMachineBusyTicks(readFileSync('/proc/stat', 'utf8'));
   let postgres = 0;
   let nudge = 0;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
@@ -47,7 +68,7 @@ export function sampleCpu(): CpuSample | undefined {
     }
   }
   const bench = process.cpuUsage();
-  const toMs = (ticks: number): number => (ticks * 1000) / TICKS_PER_SECOND;
+  const toMs = ticksToMs;
   return {
     machineMs: toMs(machineTicks),
     postgresMs: toMs(postgres),

@@ -31,5 +31,8 @@ export const noop = asyncKind('noop');
 /** Reports at its start: enqueue → start latency. */
 export const latency = asyncKind('latency');
 
+/** Reports at its start, then waits 1 ms of async I/O: the steady scenario's job. */
+export const io = asyncKind('io');
+
 /** Burns the calibrated CPU time, then reports: a `cpu` kind, one job per thread. */
 export const burn = handlerOf('burn');

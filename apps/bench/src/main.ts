@@ -30,7 +30,8 @@ const SYSTEM_SPECS: Readonly<Record<SystemId, SystemSpec>> = {
   'nudge-sqlite': nudgeSystem('sqlite'),
   'graphile-worker': graphileSystem,
   'pg-boss': pgBossSystem,
-  bullmq: bullmqSystem,
+  bullmq: bullmqSystem('redis'),
+  'bullmq-postgres': bullmqSystem('postgres'),
 };
 
 function readOptions(): BenchOptions {
@@ -61,17 +62,20 @@ const tmpDir = mkdtempSync(join(tmpdir(), 'nudge-bench-'));
 const listener = await ReportListener.open();
 const postgres = await startBenchPostgres(postgresUrl);
 try {
-  const redis = options.systems.includes('bullmq') ? await redisVersion(redisUrl) : undefined;
+  const systemContext: SystemContext = { postgres, reportPort: listener.port, redisUrl, tmpDir };
   const skipped: string[] = [];
-  if (options.systems.includes('bullmq') && redis === undefined) {
-    const line = `BullMQ: Redis is unreachable at ${redisUrl} (set BENCH_REDIS_URL)`;
-    console.log(`${line}; BullMQ is skipped.`);
-    skipped.push(line);
+  const systems: SystemSpec[] = [];
+  for (const spec of options.systems.map((id) => SYSTEM_SPECS[id])) {
+    const reason = await spec.unavailable?.(systemContext);
+    if (reason === undefined) {
+      systems.push(spec);
+      continue;
+    }
+    console.log(`${spec.label}: ${reason}; skipped.`);
+    skipped.push(`${spec.label}: ${reason}`);
   }
-  const systems = options.systems
-    .filter((id) => id !== 'bullmq' || redis !== undefined)
-    .map((id) => SYSTEM_SPECS[id]);
-  const machine = await describeMachine(postgres.adminUrl, redis ?? (await redisVersion(redisUrl)));
+  const redis = await redisVersion(redisUrl);
+  const machine = await describeMachine(postgres.adminUrl, redis);
   const needsBurn = options.scenarios.includes('cpu') || options.scenarios.includes('instances');
   const burn = needsBurn ? calibrateBurn(options.cpuMs) : undefined;
 
@@ -88,7 +92,6 @@ try {
       `CPU-bound job: ${burn.iterations} rounds = ${burn.cpuMsPerJob.toFixed(2)} ms CPU (process.cpuUsage over ${burn.sampleJobs} runs)`,
     );
 
-  const systemContext: SystemContext = { postgres, reportPort: listener.port, redisUrl, tmpDir };
   const context: ScenarioContext = {
     options,
     listener,

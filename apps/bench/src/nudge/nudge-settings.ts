@@ -20,12 +20,19 @@ export interface NudgeSettings {
   readonly maxClaimBatch: number;
   /** `NUDGE_POLL_INTERVAL_MS`: the fallback poll; the bench wakes the server with `POST /nudge`. */
   readonly pollIntervalMs: number;
+  /**
+   * `NUDGE_RATE_LIMIT_PER_MINUTE`: requests a minute per client; 0 turns the limit off. The bench is
+   * one client address sending up to thousands of requests a second (the steady scenario), which
+   * the default of 6,000 a minute would answer with `429 RATE_LIMITED`.
+   */
+  readonly rateLimitPerMinute: number;
 }
 
 /**
  * The settings every nudge scenario uses: the server's defaults except `asyncConcurrency` (1000
  * instead of 100: no-op jobs hold a slot only for a few milliseconds, so two claims of 500 can be
- * in flight while the previous ones run), as the peers get their fastest documented settings.
+ * in flight while the previous ones run) and the rate limit (off), as the peers get their fastest
+ * documented settings.
  * @defaultValue threads = available parallelism, 1 async thread × 1000 jobs, claims of up to 500, poll every 1000 ms
  */
 export const NUDGE_SETTINGS: NudgeSettings = {
@@ -34,6 +41,7 @@ export const NUDGE_SETTINGS: NudgeSettings = {
   asyncConcurrency: 2000,
   maxClaimBatch: 1000,
   pollIntervalMs: 1000,
+  rateLimitPerMinute: 0,
 };
 
 /**
@@ -54,6 +62,7 @@ export function nudgeServerEnv(settings: NudgeSettings): Record<string, string> 
     NUDGE_ASYNC_CONCURRENCY: String(settings.asyncConcurrency),
     NUDGE_MAX_CLAIM_BATCH: String(settings.maxClaimBatch),
     NUDGE_POLL_INTERVAL_MS: String(settings.pollIntervalMs),
+    NUDGE_RATE_LIMIT_PER_MINUTE: String(settings.rateLimitPerMinute),
     LOG_LEVEL: 'warn',
   };
 }

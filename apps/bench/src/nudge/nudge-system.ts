@@ -5,9 +5,16 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnServer, type ServerProcess } from '@nudge/harness';
+import { nudge } from '@nudge/client';
 import { createStore } from '@nudge/store';
 import type { BenchKind, BenchPayload } from '../bench-job.js';
-import type { RunningSystem, StartOptions, SystemContext, SystemSpec } from '../bench-system.js';
+import type {
+  RunningSystem,
+  StartOptions,
+  SystemContext,
+  SystemSpec,
+  SystemStorage,
+} from '../bench-system.js';
 import { REPORT_PORT_VARIABLE } from '../report/report-sender.js';
 import type { IdRange, NudgeDatabase } from './nudge-database.js';
 import { describeNudgeSettings, NUDGE_SETTINGS, nudgeServerEnv } from './nudge-settings.js';
@@ -30,10 +37,17 @@ export interface RunningNudge extends RunningSystem {
    * unless `wake` is false (on PostgreSQL the servers' `LISTEN` wakes them anyway).
    */
   enqueueOneOutbox(kind: BenchKind, payload: BenchPayload, wake?: boolean): Promise<void>;
+  /**
+   * Enqueues one job as a Node producer does: `@nudge/client`'s transactional enqueue into a
+   * `pg.Pool` (or the SQLite file), then, when `wake` is true, the client's `nudge()` to one server
+   * (on PostgreSQL the servers' `LISTEN` wakes them anyway).
+   */
+  enqueueOneClient(kind: BenchKind, payload: BenchPayload, wake: boolean): Promise<void>;
 }
 
 class NudgeInstances implements RunningNudge {
   readonly databaseUrl: string;
+  readonly storage: SystemStorage;
   readonly #servers: ServerProcess[];
   readonly #echoes: ServerLogEcho[];
   readonly #db: NudgeDatabase;
@@ -44,6 +58,9 @@ class NudgeInstances implements RunningNudge {
 
   constructor(databaseUrl: string, servers: ServerProcess[], echoes: ServerLogEcho[], db: NudgeDatabase) {
     this.databaseUrl = databaseUrl;
+    this.storage = databaseUrl.startsWith('sqlite:')
+      ? { kind: 'sqlite' }
+      : { kind: 'postgres', database: new URL(databaseUrl).pathname.slice(1) };
     this.#servers = servers;
     this.#echoes = echoes;
     this.#db = db;
@@ -70,6 +87,16 @@ class NudgeInstances implements RunningNudge {
   async enqueueOneOutbox(kind: BenchKind, payload: BenchPayload, wake = true): Promise<void> {
     this.#track(await this.#db.insertJobs(kind, [payload]), 1);
     if (wake) await this.wake();
+  }
+
+  async enqueueOneClient(kind: BenchKind, payload: BenchPayload, wake: boolean): Promise<void> {
+    this.#track(await this.#db.enqueueJobs(kind, [payload]), 1);
+    const server = this.#servers[this.#next++ % this.#servers.length];
+    if (wake && server) await nudge(server.url);
+  }
+
+  servicePids(): readonly number[] {
+    return this.#servers.map((server) => server.child.pid ?? 0).filter((pid) => pid > 0);
   }
 
   async enqueueBatch(kind: BenchKind, payloads: readonly BenchPayload[]): Promise<void> {
@@ -165,6 +192,7 @@ export function nudgeSystem(dialect: 'postgres' | 'sqlite'): SystemSpec & {
   return {
     id: dialect === 'postgres' ? 'nudge' : 'nudge-sqlite',
     label: dialect === 'postgres' ? 'nudge (PostgreSQL)' : 'nudge (SQLite)',
+    cpuLabel: dialect === 'postgres' ? 'nudge (PostgreSQL)' : 'nudge (SQLite)',
     version: nudgeVersion(),
     configuration: describeNudgeSettings(NUDGE_SETTINGS),
     start: (context, options) => startNudge(dialect, context, options),

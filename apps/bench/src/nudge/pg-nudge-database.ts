@@ -14,12 +14,15 @@ SELECT min(id)::float8 AS first, max(id)::float8 AS last FROM inserted`;
 const COUNT_SUCCEEDED = `
 SELECT count(*)::float8 AS n FROM nudge_jobs WHERE id BETWEEN $1 AND $2 AND status = 'SUCCEEDED'`;
 
-/** {@link NudgeDatabase} on PostgreSQL, through its own small `pg` pool. */
+/**
+ * {@link NudgeDatabase} on PostgreSQL, through its own `pg` pool of 10 connections (node-postgres's
+ * default), as a producer's would be: the steady scenario keeps many single enqueues in flight.
+ */
 export class PgNudgeDatabase implements NudgeDatabase {
   readonly #pool: pg.Pool;
 
   constructor(databaseUrl: string) {
-    this.#pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    this.#pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   }
 
   async insertJobs(kind: string, payloads: readonly BenchPayload[]): Promise<IdRange> {

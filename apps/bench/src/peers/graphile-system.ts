@@ -1,29 +1,52 @@
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { makeWorkerUtils } from 'graphile-worker';
 import type { RunningSystem, SystemSpec } from '../bench-system.js';
 import { REPORT_PORT_VARIABLE } from '../report/report-sender.js';
-import { describePeerSettings } from './peer-settings.js';
-import { startWorkerProcess } from './worker-process.js';
+import { peerNode } from './peer-node.js';
+import {
+  describeGraphile,
+  GRAPHILE_CPU_SETTINGS,
+  GRAPHILE_SETTINGS,
+  processCount,
+  PRODUCER_POOL_MAX,
+} from './peer-settings.js';
+import { installedPackage } from './installed-package.js';
+import { startWorkerGroup } from './worker-group.js';
 
 const SCRIPT = fileURLToPath(new URL('./graphile-worker-process.js', import.meta.url));
-const VERSION = (createRequire(import.meta.url)('graphile-worker/package.json') as { version: string })
-  .version;
+const VERSION = installedPackage('graphile-worker').version;
 
-/** graphile-worker: producer through `WorkerUtils`, worker through `run()` in a child process. */
+/** The worker processes' Node.js: graphile-worker 0.18 needs Node.js 22.18 or newer. */
+const NODE = peerNode('graphile-worker');
+const ON_NODE = NODE.ok ? `; worker processes on Node.js ${NODE.version}` : '';
+
+/**
+ * graphile-worker: producer through `WorkerUtils` in the bench process, workers through `run()` in
+ * child processes (one, or one per core for CPU-bound jobs).
+ */
 export const graphileSystem: SystemSpec = {
   id: 'graphile-worker',
-  label: 'graphile-worker',
+  label: `graphile-worker ${VERSION} (local queue, batched completion)`,
+  cpuLabel: `graphile-worker ${VERSION} (${processCount(GRAPHILE_CPU_SETTINGS.processes)}, local queue, batched completion)`,
   version: `graphile-worker ${VERSION}`,
-  configuration: describePeerSettings()['graphile-worker'],
-  start: async (context): Promise<RunningSystem> => {
+  configuration: `${describeGraphile(GRAPHILE_SETTINGS)}; CPU-bound jobs: ${describeGraphile(GRAPHILE_CPU_SETTINGS)}${ON_NODE}`,
+  unavailable: () => Promise.resolve(NODE.ok ? undefined : NODE.reason),
+  start: async (context, options = {}): Promise<RunningSystem> => {
+    if (!NODE.ok) throw new Error(NODE.reason);
+    const settings = options.cpuBound ? GRAPHILE_CPU_SETTINGS : GRAPHILE_SETTINGS;
     const connectionString = await context.postgres.createDatabase();
-    const utils = await makeWorkerUtils({ connectionString, maxPoolSize: 2 });
+    const utils = await makeWorkerUtils({ connectionString, maxPoolSize: PRODUCER_POOL_MAX });
     await utils.migrate();
-    const worker = await startWorkerProcess('graphile-worker', SCRIPT, {
-      BENCH_WORKER_CONFIG: JSON.stringify({ connectionString }),
-      [REPORT_PORT_VARIABLE]: String(context.reportPort),
-    }).catch(async (error: unknown) => {
+    const workers = await startWorkerGroup(
+      'graphile-worker',
+      SCRIPT,
+      {
+        BENCH_WORKER_CONFIG: JSON.stringify({ connectionString, settings }),
+        [REPORT_PORT_VARIABLE]: String(context.reportPort),
+      },
+      settings.processes,
+      { execPath: NODE.execPath },
+    ).catch(async (error: unknown) => {
       await utils.release();
       throw error;
     });
@@ -43,8 +66,10 @@ export const graphileSystem: SystemSpec = {
           );
           return rows[0]?.n ?? 0;
         }),
+      servicePids: () => workers.pids,
+      storage: { kind: 'postgres', database: new URL(connectionString).pathname.slice(1) },
       stop: async () => {
-        await worker.stop();
+        await workers.stop();
         await utils.release();
       },
     };

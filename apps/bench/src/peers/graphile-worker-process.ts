@@ -1,10 +1,13 @@
 // The graphile-worker worker process the bench starts (see graphile-system.ts).
 import { Logger, run, type Task } from 'graphile-worker';
 import { BENCH_KINDS, runBenchJob, type BenchPayload } from '../bench-job.js';
-import { GRAPHILE_SETTINGS } from './peer-settings.js';
+import type { GraphileSettings } from './peer-settings.js';
 import { announceReady, workerConfig } from './worker-process.js';
 
-const { connectionString } = workerConfig<{ connectionString: string }>();
+const { connectionString, settings } = workerConfig<{
+  connectionString: string;
+  settings: GraphileSettings;
+}>();
 
 /** Prints warnings and errors only: at `info` graphile-worker logs a line per completed job. */
 const quietLogger = new Logger(() => (level, message) => {
@@ -21,12 +24,12 @@ const runner = await run({
   preset: {
     worker: {
       connectionString,
-      concurrentJobs: GRAPHILE_SETTINGS.concurrentJobs,
-      maxPoolSize: GRAPHILE_SETTINGS.maxPoolSize,
-      pollInterval: GRAPHILE_SETTINGS.pollIntervalMs,
-      localQueue: { size: GRAPHILE_SETTINGS.localQueueSize },
-      completeJobBatchDelay: GRAPHILE_SETTINGS.completeJobBatchDelayMs,
-      failJobBatchDelay: GRAPHILE_SETTINGS.failJobBatchDelayMs,
+      concurrentJobs: settings.concurrentJobs,
+      maxPoolSize: settings.maxPoolSize,
+      pollInterval: settings.pollIntervalMs,
+      localQueue: { size: settings.localQueueSize },
+      completeJobBatchDelay: settings.completeJobBatchDelayMs,
+      failJobBatchDelay: settings.failJobBatchDelayMs,
     },
   },
 });

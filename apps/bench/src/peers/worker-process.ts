@@ -11,6 +11,14 @@ export interface WorkerProcess {
   stop(killAfterMs?: number): Promise<number>;
 }
 
+/** Options of {@link startWorkerProcess}. */
+export interface WorkerProcessOptions {
+  /** The Node.js binary to run the script with (see `peer-node.ts`). @defaultValue `process.execPath` */
+  readonly execPath?: string;
+  /** Longest wait for {@link READY_LINE}, in ms. @defaultValue 60000 */
+  readonly readyTimeoutMs?: number;
+}
+
 /**
  * Starts `node <script>` with `env` over this process's environment, forwards its output to this
  * process's stderr prefixed with `name`, and resolves once it prints {@link READY_LINE}.
@@ -20,9 +28,9 @@ export function startWorkerProcess(
   name: string,
   script: string,
   env: Readonly<Record<string, string>>,
-  readyTimeoutMs = 60_000,
+  { execPath = process.execPath, readyTimeoutMs = 60_000 }: WorkerProcessOptions = {},
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(execPath, [script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

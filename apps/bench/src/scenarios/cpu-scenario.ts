@@ -34,11 +34,15 @@ export async function burnDrains(
   return runs;
 }
 
-/** CPU: jobs that each burn the calibrated CPU time, one worker instance each. */
+/**
+ * CPU: jobs that each burn the calibrated CPU time, every system in its best configuration for
+ * them (`StartOptions.cpuBound`): nudge's `cpu` kind on one thread per core, graphile-worker
+ * and pg-boss with one worker process per core, BullMQ with sandboxed processors in worker threads.
+ */
 export const cpuScenario: Scenario = {
   name: 'cpu',
   summary:
-    'N jobs that each burn the calibrated CPU time, one instance each: throughput ÷ (cores ÷ per-job CPU seconds) = share of the machine limit; also bare worker threads with no queue (the ceiling a perfect queue could reach), and nudge with one thread more than cores',
+    'N jobs that each burn the calibrated CPU time, each system in its best configuration for them (nudge: one thread per core; graphile-worker and pg-boss: one process per core; BullMQ: sandboxed processors in worker threads): throughput ÷ (cores ÷ per-job CPU seconds) = share of the machine limit; also bare worker threads with no queue (the ceiling a perfect queue could reach), and nudge with one thread more than cores',
   run: async (context) => {
     const { cpuJobs } = context.options;
     const limit = cpuLimitJobsPerSecond(context);
@@ -54,10 +58,10 @@ export const cpuScenario: Scenario = {
     const variants = context.systems
       .filter((s) => s.id !== 'nudge-sqlite')
       .flatMap((spec) => {
-        const plain = { spec, id: spec.id, label: spec.label, env: undefined };
+        const plain = { spec, id: spec.id, label: spec.cpuLabel, env: undefined };
         if (spec.id !== 'nudge') return [plain];
         const threads = String(availableParallelism() + 1);
-        const label = `${spec.label}, NUDGE_THREADS=${threads}`;
+        const label = `${spec.cpuLabel}, NUDGE_THREADS=${threads}`;
         return [plain, { spec, id: 'nudge-oversubscribed', label, env: { NUDGE_THREADS: threads } }];
       });
     for (const { spec, id, label, env } of variants) {
@@ -68,7 +72,7 @@ export const cpuScenario: Scenario = {
           burnDrains(context, label, () =>
             measureDrain(system, context.listener, 'burn', cpuJobs, context.burn.iterations),
           ),
-        env ? { env } : undefined,
+        env ? { env, cpuBound: true } : { cpuBound: true },
       );
       const result = drainResult({ id, label }, runs);
       results.push({ ...result, display: share(median(result.values)) });

@@ -16,7 +16,7 @@ import type { Scenario, ScenarioContext } from './scenario.js';
 import { withSystem } from './with-system.js';
 
 /** Peers whose idle load lands on PostgreSQL, where `xact_commit` counts it. */
-const POSTGRES_PEERS = new Set(['graphile-worker', 'pg-boss']);
+const POSTGRES_PEERS = new Set(['graphile-worker', 'pg-boss', 'bullmq-postgres']);
 
 interface IdleCase {
   readonly label: string;

@@ -15,6 +15,7 @@ import { poolerScenario } from './pooler-scenario.js';
 import { queueLimitsScenario } from './queue-limits-scenario.js';
 import { retentionScenario } from './retention-scenario.js';
 import type { Scenario } from './scenario.js';
+import { steadyScenario } from './steady/steady-scenario.js';
 
 /** Every scenario by name; the run order is {@link SCENARIO_NAMES}'. */
 export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
@@ -33,6 +34,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   idle: idleScenario,
   'queue-limits': queueLimitsScenario,
   'busy-key': busyKeyScenario,
+  steady: steadyScenario,
 };
 
 /** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */
