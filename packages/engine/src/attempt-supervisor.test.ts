@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
     beforeEach(async () => {
       db = await createTestDatabase(dialect);
       store = await openStore(db);
-      dir = mkdtempSync(join(tmpdir(), 'nudge-executor-'));
+      dir = mkdtempSync(join(tmpdir(), 'nudge-supervisor-'));
     });
     afterEach(async () => {
       await pool?.destroy();
@@ -51,12 +51,12 @@ for (const dialect of DIALECTS) {
     });
 
     /** A supervisor and its ledger over one async thread of `PER_THREAD` places, wired as the engine wires it. */
-    async function createExecutor() {
+    async function createSupervisor() {
       const file = join(dir, 'handlers.mjs');
       writeFileSync(file, HANDLERS);
       const events: EngineEventName[] = [];
       const emit = (name: EngineEventName): void => void events.push(name);
-      const target: { executor?: AttemptSupervisor } = {};
+      const target: { supervisor?: AttemptSupervisor } = {};
       let threadsReady = 0;
       pool = await ThreadPool.start(
         {
@@ -70,23 +70,23 @@ for (const dialect of DIALECTS) {
           logger: silentLogger,
         },
         {
-          onResults: (execution, results) => target.executor?.onResults(execution, results),
-          onThreadLost: (...args) => target.executor?.onThreadLost(...args),
+          onResults: (execution, results) => target.supervisor?.onResults(execution, results),
+          onThreadLost: (...args) => target.supervisor?.onThreadLost(...args),
           onThreadReady: (execution) => {
             threadsReady += 1;
-            target.executor?.onThreadReady(execution);
+            target.supervisor?.onThreadReady(execution);
           },
-          onProgress: (progress) => target.executor?.onProgress(progress),
+          onProgress: (progress) => target.supervisor?.onProgress(progress),
         },
       );
       const writer = new OutcomeWriter({
         store,
         logger: silentLogger,
         emit,
-        onWritten: (leases) => target.executor?.written(leases),
+        onWritten: (leases) => target.supervisor?.written(leases),
       });
       const ledger = new SlotLedger(new Map([['async', pool]]), () => undefined);
-      const executor = new AttemptSupervisor({
+      const supervisor = new AttemptSupervisor({
         ledger,
         options: resolveEngineOptions({
           store,
@@ -103,8 +103,8 @@ for (const dialect of DIALECTS) {
         onSlotsFreed: () => undefined,
         onQueuesFreed: () => undefined,
       });
-      target.executor = executor;
-      return { executor, ledger, writer, events, threadsReady: () => threadsReady };
+      target.supervisor = supervisor;
+      return { supervisor, ledger, writer, events, threadsReady: () => threadsReady };
     }
 
     /** Claims one waiting job of kind `hold`. */
@@ -123,17 +123,17 @@ for (const dialect of DIALECTS) {
     // thread: they must go back to waiting, uncharged, and the service must go on.
     it('gives back, uncharged, the jobs of a claim whose thread ended during its round trip', async () => {
       await store.enqueueMany([{ kind: 'hold' }, { kind: 'hold' }]);
-      const e = await createExecutor();
+      const e = await createSupervisor();
       assert.equal(e.ledger.reserve('async', 1), 1);
       const first = await claimOne();
-      e.executor.start([first]);
+      e.supervisor.start([first]);
       assert.equal(e.ledger.reserve('async', 1), 1, 'the next claim holds a place');
       const second = await claimOne();
       pool!.terminateThreadOf(first.id);
       assert.equal(e.ledger.free('async'), 0, 'no ready thread: no place');
 
-      assert.doesNotThrow(() => e.executor.start([second]));
-      await until(() => e.writer.pending === 0 && e.executor.running === 0, 'every outcome written');
+      assert.doesNotThrow(() => e.supervisor.start([second]));
+      await until(() => e.writer.pending === 0 && e.supervisor.running === 0, 'every outcome written');
       await e.writer.flush();
       const row = await store.getJob(second.id);
       assert.equal(row?.status, 'PENDING', 'given back to wait');
@@ -146,10 +146,10 @@ for (const dialect of DIALECTS) {
       assert.equal(e.ledger.reserve('async', 1), 1);
       const again = await claimOne();
       assert.ok(again.id === second.id || again.id === first.id, 'the given-back job is claimed again');
-      e.executor.start([again]);
-      assert.equal(e.executor.running, 1, 'and it runs');
-      e.executor.abortAll();
-      await until(() => e.executor.running === 0, 'the aborted attempt to end');
+      e.supervisor.start([again]);
+      assert.equal(e.supervisor.running, 1, 'and it runs');
+      e.supervisor.abortAll();
+      await until(() => e.supervisor.running === 0, 'the aborted attempt to end');
     });
   });
 }

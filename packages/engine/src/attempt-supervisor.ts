@@ -342,9 +342,12 @@ export class AttemptSupervisor {
   #freed(execution: ExecutionClass, queues: ReadonlySet<string>): void {
     if (this.#waiting.readyCount > 0) this.#startReady();
     this.#parts.emit('slot:freed', { free: this.#ledger.free(execution), execution });
-    const waiters = this.#slotWaiters;
-    this.#slotWaiters = [];
-    for (const wake of waiters) wake();
+    // Only a shutdown waits here; a drain frees slots on every result batch and allocates nothing.
+    if (this.#slotWaiters.length > 0) {
+      const waiters = this.#slotWaiters;
+      this.#slotWaiters = [];
+      for (const wake of waiters) wake();
+    }
     this.#parts.onSlotsFreed(execution);
     if (queues.size > 0) this.#parts.onQueuesFreed(queues);
   }

@@ -245,8 +245,16 @@ export function wireEngine(loaded: LoadedEngine, hooks: EngineHooks): EnginePart
     safetyPoll,
     services,
     selfClaim: {
-      ...{ store, ledger, supervisor, workerId, leaseMs, serving: options.queueServing },
-      ...{ kinds, kindsByClass, running: hooks.running, requestClaim },
+      store,
+      ledger,
+      supervisor,
+      workerId,
+      leaseMs,
+      serving: options.queueServing,
+      kinds,
+      kindsByClass,
+      running: hooks.running,
+      requestClaim,
     },
     commands: { store, logger, emit, workerId, supervisor, requestClaim },
   };

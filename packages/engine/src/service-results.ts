@@ -56,7 +56,7 @@ export interface CronRunResult {
   readonly skipped: number;
 }
 
-/** What one run of the scheduler did. */
+/** What one run of the promoter did. */
 export interface ScheduleResult {
   /** `SCHEDULED` rows made `PENDING`. */
   readonly promoted: number;
