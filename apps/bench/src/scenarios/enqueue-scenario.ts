@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import type { BenchPayload } from '../bench-job.js';
 import type { RunningSystem } from '../bench-system.js';
+import type { RunningNudge } from '../nudge/nudge-system.js';
 import { formatNumber } from '../format-number.js';
 import type { ReportListener } from '../report/report-listener.js';
 import type { ResultRow } from '../result-row.js';
@@ -40,6 +42,18 @@ async function timedEnqueue(
   }
 }
 
+/** Times `jobs` single enqueues, each awaited before the next, through `enqueueOne`. */
+function timedSingles(
+  system: RunningSystem,
+  listener: ReportListener,
+  jobs: number,
+  enqueueOne: (payload: BenchPayload) => Promise<void>,
+): Promise<EnqueueRun> {
+  return timedEnqueue(system, listener, jobs, async (run) => {
+    for (const payload of benchPayloads(run, 0, jobs)) await enqueueOne(payload);
+  });
+}
+
 function summarize(
   spec: { readonly id: string; readonly label: string },
   runs: readonly EnqueueRun[],
@@ -56,14 +70,15 @@ function summarize(
 }
 
 /**
- * Enqueue: one producer awaiting each single enqueue (nudge: `POST /jobs`), then batches (nudge:
+ * Enqueue: one producer awaiting each single enqueue (nudge on PostgreSQL: `POST /jobs`, and
+ * `@nudge/client`'s transactional `enqueue` into a `pg.Pool`, woken by `LISTEN`), then batches (nudge:
  * `@nudge/client`'s `enqueueMany`, each batch validated and written in one transaction, plus
  * `POST /nudge` per batch), with the workers running.
  */
 export const enqueueScenario: Scenario = {
   name: 'enqueue',
   summary:
-    'one producer awaiting each single enqueue (nudge: POST /jobs); batches in one transaction each (nudge: @nudge/client enqueueMany, validated, + POST /nudge); workers running',
+    'one producer awaiting each single enqueue (nudge: POST /jobs, and on PostgreSQL also @nudge/client enqueue into a pg.Pool); batches in one transaction each (nudge: @nudge/client enqueueMany, validated, + POST /nudge); workers running',
   run: async (context) => {
     const { enqueueSingleJobs, enqueueBatchJobs, batchSize, repeat } = context.options;
     const single: SystemResult[] = [];
@@ -71,14 +86,20 @@ export const enqueueScenario: Scenario = {
     for (const spec of context.systems) {
       await withSystem(spec, context.systemContext, async (system) => {
         const singles: EnqueueRun[] = [];
+        const clientSingles: EnqueueRun[] = [];
         const batches: EnqueueRun[] = [];
         for (let i = 0; i < repeat; i += 1) {
           singles.push(
-            await timedEnqueue(system, context.listener, enqueueSingleJobs, async (run) => {
-              for (const payload of benchPayloads(run, 0, enqueueSingleJobs))
-                await system.enqueueOne('noop', payload);
-            }),
+            await timedSingles(system, context.listener, enqueueSingleJobs, (payload) =>
+              system.enqueueOne('noop', payload),
+            ),
           );
+          if (spec.id === 'nudge')
+            clientSingles.push(
+              await timedSingles(system, context.listener, enqueueSingleJobs, (payload) =>
+                (system as RunningNudge).enqueueOneClient('noop', payload, false),
+              ),
+            );
           batches.push(
             await timedEnqueue(system, context.listener, enqueueBatchJobs, async (run) => {
               for (let from = 0; from < enqueueBatchJobs; from += batchSize) {
@@ -88,11 +109,24 @@ export const enqueueScenario: Scenario = {
               }
             }),
           );
+          const client = clientSingles.at(-1);
           context.log(
-            `enqueue ${spec.label} #${i + 1}: ${formatNumber(singles.at(-1)?.perSecond ?? Number.NaN)} single/s, ${formatNumber(batches.at(-1)?.perSecond ?? Number.NaN)} jobs/s in batches`,
+            `enqueue ${spec.label} #${i + 1}: ${formatNumber(singles.at(-1)?.perSecond ?? Number.NaN)} single/s${client ? ` (client into a pg.Pool ${formatNumber(client.perSecond)})` : ''}, ${formatNumber(batches.at(-1)?.perSecond ?? Number.NaN)} jobs/s in batches`,
           );
         }
-        single.push(summarize(spec, singles));
+        single.push(
+          summarize(
+            { id: spec.id, label: spec.id === 'nudge' ? `${spec.label} POST /jobs` : spec.label },
+            singles,
+          ),
+        );
+        if (clientSingles.length > 0)
+          single.push(
+            summarize(
+              { id: 'nudge-client', label: `${spec.label} @nudge/client enqueue into a pg.Pool` },
+              clientSingles,
+            ),
+          );
         batch.push(summarize(spec, batches));
       });
     }
