@@ -32,16 +32,24 @@ export interface PgConnectionMode {
   readonly listenUrl: string | undefined;
 }
 
-/** The store's two pools, and the mode they were opened in. */
+/** The store's three pools, and the mode they were opened in. */
 export interface PgPools {
   readonly mode: PgConnectionMode;
-  /** Durable commits: enqueues, claims, sweeps, reads. */
+  /** Durable commits: enqueues, sweeps, reads. */
   readonly main: pg.Pool;
-  /** Outcome writes and heartbeats: `synchronous_commit = off` when reached directly. */
+  /** Claims: durable commits, rows found by index only (see `BY_INDEX_OPTIONS`). */
+  readonly claims: pg.Pool;
+  /**
+   * Outcome writes and heartbeats: `synchronous_commit = off` when reached directly, rows found
+   * by index only.
+   */
   readonly outcomes: pg.Pool;
 }
 
 const OUTCOME_CONNECTIONS = 3;
+
+/** The engine runs at most two claims at once (its claim trigger); a third would wait. */
+const CLAIM_CONNECTIONS = 2;
 
 /**
  * Opens the store's pools on first use, after settling how the server is reached: directly, or
@@ -79,6 +87,11 @@ export class PgConnections {
     return this.#opened?.main ?? (await this.pools()).main;
   }
 
+  /** The claim pool; see {@link pools}. */
+  async claims(): Promise<pg.Pool> {
+    return this.#opened?.claims ?? (await this.pools()).claims;
+  }
+
   /** The outcome pool; see {@link pools}. */
   async outcomes(): Promise<pg.Pool> {
     return this.#opened?.outcomes ?? (await this.pools()).outcomes;
@@ -98,10 +111,12 @@ export class PgConnections {
     this.#opened = {
       mode,
       main: createPgPool(this.#connectionString, { ...common, max }),
+      claims: createPgPool(this.#connectionString, { ...common, max: CLAIM_CONNECTIONS, byIndexOnly: true }),
       outcomes: createPgPool(this.#connectionString, {
         ...common,
         max: OUTCOME_CONNECTIONS,
         durableCommits: false,
+        byIndexOnly: true,
       }),
     };
     return this.#opened;
@@ -134,6 +149,8 @@ export class PgConnections {
     this.#closed = true;
     const pools = await this.#pools?.catch(() => undefined);
     if (!pools) return;
-    await Promise.all([pools.main, pools.outcomes].filter((pool) => !pool.ended).map((pool) => pool.end()));
+    await Promise.all(
+      [pools.main, pools.claims, pools.outcomes].filter((pool) => !pool.ended).map((pool) => pool.end()),
+    );
   }
 }

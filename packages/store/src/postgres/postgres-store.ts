@@ -339,7 +339,7 @@ export class PostgresStore implements Store {
   }
 
   async claim(input: ClaimInput): Promise<ClaimedJob[]> {
-    const jobs = await pgClaim(await this.#db.main(), input, this.#limitedHint);
+    const jobs = await pgClaim(await this.#db.claims(), input, this.#limitedHint);
     return withDependencyOutcomes(jobs, (ids, options) => this.dependencyOutcomes(ids, options));
   }
 
