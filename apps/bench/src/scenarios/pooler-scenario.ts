@@ -8,8 +8,8 @@ import { withSystem } from './with-system.js';
 import { nudgeSystem } from '../nudge/nudge-system.js';
 
 /**
- * PgBouncer's server connections per database: above what one instance opens (10 main, 3 for
- * outcomes), so the pooler's own limit is not what is measured; the pgbouncer test checks the
+ * PgBouncer's server connections per database: above what one instance opens (10 main, 2 for
+ * claims, 3 for outcomes), so the pooler's own limit is not what is measured; the pgbouncer test checks the
  * tight pool of 2.
  */
 const POOL_SIZE = 20;
