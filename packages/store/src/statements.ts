@@ -8,5 +8,8 @@ export { pgRetryPageSql } from './postgres/pg-bulk-retry.js';
 export { pgCancelPageSql } from './postgres/pg-bulk-cancel.js';
 export { sqliteRetryPageSql } from './sqlite/sqlite-bulk-retry.js';
 export { sqliteCancelPageSql } from './sqlite/sqlite-bulk-cancel.js';
-export { PLANNER_OPTIONS as PG_PLANNER_OPTIONS, BY_INDEX_OPTIONS as PG_BY_INDEX_OPTIONS } from './postgres/pg-pool.js';
+export {
+  PLANNER_OPTIONS as PG_PLANNER_OPTIONS,
+  BY_INDEX_OPTIONS as PG_BY_INDEX_OPTIONS,
+} from './postgres/pg-pool.js';
 export { PG_ACTIVITY } from './postgres/pg-activity.js';
