@@ -228,6 +228,9 @@ export class OutcomeWriter {
       this.#options.emit('job:succeeded', { id: lease.id, version: lease.version, kind, queue, attempt });
     }
     if (inputs.some((input) => input.followUps !== undefined)) this.#reportFollowUps(inputs, written);
+    // Its dependents may now be runnable: nothing else wakes the claim on SQLite (an instance's
+    // own commits do not) or on PostgreSQL without LISTEN.
+    if (written.some((lease) => lease.hasDependents === true)) this.#options.onRunnable();
     this.#reportLost('complete', inputs, written, labels, isolated);
   }
 

@@ -27,6 +27,13 @@ export interface NewJobsListener {
 export interface JobLease {
   readonly id: number;
   readonly version: number;
+  /**
+   * On a lease `Store.complete` returns: `true` when the job has dependents, whose release its
+   * success may have made runnable in the same transaction (absent otherwise, and on every other
+   * lease). The engine claims again after such a completion: on SQLite nothing else would wake it
+   * (an instance's own commits do not), nor on PostgreSQL without `LISTEN`.
+   */
+  readonly hasDependents?: true;
 }
 
 /** Kinds that share one claim limit, such as the kinds of one execution class. */

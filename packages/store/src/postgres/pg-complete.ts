@@ -14,7 +14,7 @@ UPDATE nudge_jobs AS j
    SET status = 'SUCCEEDED', result = ${pgLeaseValue('$2', 1)}, finished_at = ${pgNow('$3')}, lease_expires_at = NULL`;
 const FENCE = `
  WHERE j.id = ANY($1::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$2')}
-RETURNING j.id, j.version`;
+RETURNING j.id, j.version, j.has_dependents`;
 
 /** The hot path: results only. */
 const COMPLETE = `${UPDATE}${FENCE}`;
@@ -36,7 +36,19 @@ ${insertJobsSql({
  WHERE f.parent_id IN (SELECT id FROM done)`,
 })}
 )
-SELECT id, version FROM done`;
+SELECT id, version, has_dependents FROM done`;
+
+/** A row the completion returned, with `has_dependents` folded into the lease (see {@link JobLease}). */
+interface CompletedRow {
+  readonly id: number;
+  readonly version: number;
+  readonly has_dependents: boolean;
+}
+
+const toLeases = (rows: readonly CompletedRow[]): JobLease[] =>
+  rows.map(({ id, version, has_dependents }) =>
+    has_dependents ? { id, version, hasDependents: true } : { id, version },
+  );
 
 function progressMap(items: readonly CompleteInput[]): string {
   const parts: string[] = [];
@@ -74,13 +86,13 @@ async function pgCompleteOn(
   ];
   const extras = hasFollowUps(items) || items.some((i) => i.progressJson !== undefined);
   if (!extras) {
-    const { rows } = await pool.query<JobLease>({ name: 'nudge_complete', text: COMPLETE, values });
-    return rows;
+    const { rows } = await pool.query<CompletedRow>({ name: 'nudge_complete', text: COMPLETE, values });
+    return toLeases(rows);
   }
-  const { rows } = await pool.query<JobLease>({
+  const { rows } = await pool.query<CompletedRow>({
     name: 'nudge_complete_extras',
     text: COMPLETE_WITH_EXTRAS,
     values: [...values, progressMap(items), followUpRecordsJson(items)],
   });
-  return rows;
+  return toLeases(rows);
 }

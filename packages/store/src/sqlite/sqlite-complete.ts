@@ -18,7 +18,8 @@ const COMPLETE = `
 UPDATE nudge_jobs
    SET status = 'SUCCEEDED', result = @result, finished_at = ${SQLITE_NOW}, lease_expires_at = NULL,
        progress = coalesce(@progress, progress)
- WHERE id = @id AND version = @version AND status = 'RUNNING'`;
+ WHERE id = @id AND version = @version AND status = 'RUNNING'
+RETURNING has_dependents`;
 
 const FOLLOW_UP = sqliteNamedValues(STORE_CLOCK);
 const RUN_AT = FOLLOW_UP.values[FOLLOW_UP.columns.indexOf('run_at')];
@@ -65,8 +66,13 @@ export function createSqliteComplete(
         progress: item.progressJson ?? null,
         now,
       };
-      if (statement.run(params).changes !== 1) continue;
-      written.push({ id: item.id, version: item.version });
+      const row = statement.get(params) as { has_dependents: number } | undefined;
+      if (row === undefined) continue;
+      written.push(
+        row.has_dependents === 1
+          ? { id: item.id, version: item.version, hasDependents: true }
+          : { id: item.id, version: item.version },
+      );
       const rows = planned.get(item.id);
       if (rows !== undefined) enqueuePlanned(rows);
       if (item.followUps === undefined) continue;
