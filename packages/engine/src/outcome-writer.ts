@@ -270,6 +270,7 @@ export class OutcomeWriter {
         retryDelayMs: input?.retryDelayMs ?? 0,
       });
       if (outcome.status === 'SCHEDULED') this.#options.onScheduled(input?.retryDelayMs ?? 0);
+
       if (outcome.status === 'FAILED') {
         this.#options.logger.warn(
           { jobId: outcome.id, kind, queue, attempt, version: outcome.version, error: input?.error },
@@ -277,6 +278,9 @@ export class OutcomeWriter {
         );
       }
     }
+    // Dependents that run after a failure are runnable now (see the completions above).
+    if (written.some((outcome) => outcome.status === 'FAILED' && outcome.hasDependents === true))
+      this.#options.onRunnable();
     this.#reportLost('fail', inputs, written, labels, isolated);
   }
 

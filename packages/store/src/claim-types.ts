@@ -28,10 +28,11 @@ export interface JobLease {
   readonly id: number;
   readonly version: number;
   /**
-   * On a lease `Store.complete` returns: `true` when the job has dependents, whose release its
-   * success may have made runnable in the same transaction (absent otherwise, and on every other
-   * lease). The engine claims again after such a completion: on SQLite nothing else would wake it
-   * (an instance's own commits do not), nor on PostgreSQL without `LISTEN`.
+   * On a lease `Store.complete` or `Store.fail` returns: `true` when the job has dependents, whose
+   * release its outcome may have made runnable in the same transaction (a success, or a final
+   * failure under `onDependencyFailure: 'run'`); absent otherwise, and on every other lease. The
+   * engine claims again after such an outcome: on SQLite nothing else would wake it (an
+   * instance's own commits do not), nor on PostgreSQL without `LISTEN`.
    */
   readonly hasDependents?: true;
 }

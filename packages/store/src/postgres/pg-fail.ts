@@ -23,12 +23,15 @@ UPDATE nudge_jobs AS j
        progress = coalesce(${pgLeaseValue('$2', 4)}, j.progress),
        lease_expires_at = NULL
  WHERE j.id = ANY($1::bigint[]) AND j.status = 'RUNNING' AND ${pgLeaseMatches('$2')}
-RETURNING j.id, j.version, j.status`;
+RETURNING j.id, j.version, j.status, j.has_dependents`;
+
+/** A row the failure returned, with `has_dependents` still a column (see `JobLease.hasDependents`). */
+type FailedRow = Omit<FailOutcome, 'hasDependents'> & { readonly has_dependents: boolean };
 
 /** The PostgreSQL failure recording, one statement for the batch; see {@link Store.fail}. */
 export async function pgFail(pool: pg.Pool, items: readonly FailInput[], now?: Date): Promise<FailOutcome[]> {
   if (items.length === 0) return [];
-  const { rows } = await pool.query<FailOutcome>({
+  const { rows } = await pool.query<FailedRow>({
     name: 'nudge_fail',
     text: FAIL,
     values: [
@@ -42,5 +45,7 @@ export async function pgFail(pool: pg.Pool, items: readonly FailInput[], now?: D
       now ?? null,
     ],
   });
-  return rows;
+  return rows.map(({ has_dependents, ...outcome }) =>
+    has_dependents ? { ...outcome, hasDependents: true as const } : outcome,
+  );
 }

@@ -20,24 +20,31 @@ UPDATE nudge_jobs
        progress = coalesce(@progress, progress),
        lease_expires_at = NULL
  WHERE id = @id AND version = @version AND status = 'RUNNING'
-RETURNING id, version, status`;
+RETURNING id, version, status, has_dependents`;
+
+/** A row the failure returned, with `has_dependents` still a column (see `JobLease.hasDependents`). */
+type FailedRow = Omit<FailOutcome, 'hasDependents'> & { readonly has_dependents: number };
 
 /** Prepares the SQLite failure recording; see {@link Store.fail}. */
 export function createSqliteFail(
   db: Database.Database,
 ): (items: readonly FailInput[], now?: Date) => FailOutcome[] {
-  const statement = db.prepare<Record<string, unknown>, FailOutcome>(FAIL);
+  const statement = db.prepare<Record<string, unknown>, FailedRow>(FAIL);
   const fail = db.transaction((items: readonly FailInput[], now: string | null) =>
     items.flatMap((item) =>
-      statement.all({
-        id: item.id,
-        version: item.version,
-        error: item.error,
-        retryDelayMs: item.retryDelayMs,
-        permanent: item.permanent === true ? 1 : 0,
-        progress: item.progressJson ?? null,
-        now,
-      }),
+      statement
+        .all({
+          id: item.id,
+          version: item.version,
+          error: item.error,
+          retryDelayMs: item.retryDelayMs,
+          permanent: item.permanent === true ? 1 : 0,
+          progress: item.progressJson ?? null,
+          now,
+        })
+        .map(({ has_dependents, ...outcome }) =>
+          has_dependents === 1 ? { ...outcome, hasDependents: true as const } : outcome,
+        ),
     ),
   );
   return (items, now) => (items.length === 0 ? [] : fail.immediate(items, toSqliteTime(now)));
