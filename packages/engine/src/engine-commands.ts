@@ -31,6 +31,8 @@ export async function cancelJob(parts: CommandParts, id: number): Promise<JobCom
   const result = await parts.store.cancelJob(id);
   if (result.outcome !== 'changed') return result;
   parts.emit('command:done', { command: 'cancel', id, kind: result.job.kind, queue: result.job.queue });
+  // Dependents that run on failure are released by the cancel: claim, as after an outcome.
+  parts.requestClaim();
   if (result.previous === 'RUNNING' && result.job.claimedBy === parts.workerId) {
     abortCancelled(parts, [{ id, version: result.job.version }]);
   }
@@ -46,6 +48,7 @@ export async function cancelJobs(parts: CommandParts, filter: CancelJobsFilter):
   const result = await parts.store.cancelJobs(filter);
   if (result.changed > 0) {
     parts.emit('bulk-command:done', { command: 'cancel', changed: result.changed, groups: result.groups });
+    parts.requestClaim();
   }
   abortCancelled(
     parts,

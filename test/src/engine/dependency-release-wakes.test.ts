@@ -39,4 +39,30 @@ describeEngine('engine: a released dependent starts without waiting for the poll
       assert.ok(performance.now() < pollNotBefore, 'the dependent ran before the first poll could');
     });
   }
+
+  it('the dependent of a job cancelled through this instance (onDependencyFailure: run) starts well within the poll interval', async () => {
+    const engine = await t.engine({ threads: 1, pollIntervalMs: POLL_MS, listen: false });
+    const [parent, child] = await t.store.enqueueMany([
+      { kind: 'echo', payload: { part: 0 }, delayMs: 3_600_000 },
+      { kind: 'echo', payload: { part: 1 }, dependsOn: [{ index: 0 }], onDependencyFailure: 'run' },
+    ]);
+    assert.ok(parent && child);
+    assert.equal(child.status, 'WAITING');
+    const pollNotBefore = performance.now() + 0.9 * POLL_MS;
+    const firstClaim = waitForEvent(engine, 'claim:empty');
+    engine.start();
+    await firstClaim;
+    assert.equal((await engine.cancel(parent.id)).outcome, 'changed');
+    const done = await waitUntil(
+      async () => {
+        const job = await t.store.getJob(child.id);
+        return job?.status === 'SUCCEEDED' ? job : undefined;
+      },
+      20_000,
+      10,
+      `job ${child.id} to succeed`,
+    );
+    assert.equal(done.status, 'SUCCEEDED');
+    assert.ok(performance.now() < pollNotBefore, 'the dependent ran before the first poll could');
+  });
 });
