@@ -10,6 +10,21 @@ import { describeEngine, waitForEvent, waitUntil } from '../helpers/index.js';
 const POLL_MS = 60_000;
 
 describeEngine('engine: a released dependent starts without waiting for the poll', (t) => {
+  /** Waits for job `id` to succeed, and asserts it did before `pollNotBefore` (`performance.now()`). */
+  async function succeedsBeforePoll(id: number, pollNotBefore: number): Promise<void> {
+    const done = await waitUntil(
+      async () => {
+        const job = await t.store.getJob(id);
+        return job?.status === 'SUCCEEDED' ? job : undefined;
+      },
+      20_000,
+      10,
+      `job ${id} to succeed`,
+    );
+    assert.equal(done.status, 'SUCCEEDED');
+    assert.ok(performance.now() < pollNotBefore, 'the dependent ran before the first poll could');
+  }
+
   for (const outcome of ['succeeded', 'failed'] as const) {
     it(`the dependent of a job this instance ${outcome === 'succeeded' ? 'completed' : 'failed for good (onDependencyFailure: run)'} starts well within the poll interval`, async () => {
       const engine = await t.engine({ threads: 1, pollIntervalMs: POLL_MS, listen: false });
@@ -26,17 +41,7 @@ describeEngine('engine: a released dependent starts without waiting for the poll
       const parentDone = waitForEvent<{ id: number }>(engine, `job:${outcome}`);
       engine.start();
       assert.equal((await parentDone).id, parent.id);
-      const done = await waitUntil(
-        async () => {
-          const job = await t.store.getJob(child.id);
-          return job?.status === 'SUCCEEDED' ? job : undefined;
-        },
-        20_000,
-        10,
-        `job ${child.id} to succeed`,
-      );
-      assert.equal(done.status, 'SUCCEEDED');
-      assert.ok(performance.now() < pollNotBefore, 'the dependent ran before the first poll could');
+      await succeedsBeforePoll(child.id, pollNotBefore);
     });
   }
 
@@ -53,16 +58,6 @@ describeEngine('engine: a released dependent starts without waiting for the poll
     engine.start();
     await firstClaim;
     assert.equal((await engine.cancel(parent.id)).outcome, 'changed');
-    const done = await waitUntil(
-      async () => {
-        const job = await t.store.getJob(child.id);
-        return job?.status === 'SUCCEEDED' ? job : undefined;
-      },
-      20_000,
-      10,
-      `job ${child.id} to succeed`,
-    );
-    assert.equal(done.status, 'SUCCEEDED');
-    assert.ok(performance.now() < pollNotBefore, 'the dependent ran before the first poll could');
+    await succeedsBeforePoll(child.id, pollNotBefore);
   });
 });
