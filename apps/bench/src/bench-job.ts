@@ -15,6 +15,19 @@ export const IO_WAIT_MS = 1;
 /** One of {@link BENCH_KINDS}. */
 export type BenchKind = (typeof BENCH_KINDS)[number];
 
+/**
+ * Kinds only nudge's handler module has, for scenarios that run nudge alone: `steps` runs
+ * {@link BENCH_STEPS} durable no-op steps (`ctx.step`), then reports. The peers' workers never
+ * see them.
+ */
+export const NUDGE_ONLY_KINDS = ['steps'] as const;
+
+/** A kind nudge runs: one of {@link BENCH_KINDS} or {@link NUDGE_ONLY_KINDS}. */
+export type NudgeKind = BenchKind | (typeof NUDGE_ONLY_KINDS)[number];
+
+/** Durable steps of one `steps` job (`ctx.step('s0', …)` … `ctx.step('s9', …)`). */
+export const BENCH_STEPS = 10;
+
 /** The payload of every bench job. */
 export interface BenchPayload {
   /** The measurement the job belongs to ({@link RunTally.run}). */

@@ -20,6 +20,7 @@ export const READING_NOTES = [
   'idle-latency: each job is enqueued 20–520 ms (uniform) after the previous one started, so the service has gone quiet in between: what a first job after a pause waits, where latency shows the warm case. Every system waits through the same seeded gaps; p50 and p99 are nearest-rank percentiles of the jobs measured.',
   'cpu: graphile-worker, pg-boss and BullMQ run handlers on their process’s one JavaScript thread, as configured here, so one instance can use at most one core (50 % of a 2-core limit); nudge runs `cpu` kinds in its worker threads. BullMQ’s sandboxed processors could use more cores and are not measured.',
   'pg-limit, finished-rows, retention, not-due-rows and instances run nudge alone; their ratio column says what each row is compared with.',
+  'steps: nudge alone on each dialect; its jobs/s row is compared with no-op jobs drained on the same server, alternated. Writes per step are the extra over a no-op drain of as many jobs, divided by the steps: on PostgreSQL transactions committed in the server’s database (`pg_stat_database.xact_commit`), on SQLite the server’s store calls (`nudge_store_calls_total`, one statement or transaction each; a file database has no commit counter the bench can read).',
 ];
 
 /** Everything the results page says. */

@@ -49,6 +49,13 @@ describe('parseCliOptions', () => {
     assert.deepEqual(parseCliOptions(['--only', 'idle-latency']).scenarios, ['idle-latency']);
   });
 
+  it('sizes the steps scenario with --steps-jobs, smaller with --quick', () => {
+    assert.equal(parseCliOptions([]).stepsJobs, 2_000);
+    assert.equal(parseCliOptions(['--quick']).stepsJobs, 1_000);
+    assert.equal(parseCliOptions(['--quick', '--steps-jobs', '300']).stepsJobs, 300);
+    assert.deepEqual(parseCliOptions(['--only', 'steps,drain']).scenarios, ['drain', 'steps']);
+  });
+
   it('takes the steady rates as a list, and shortens its window with --quick', () => {
     assert.deepEqual(parseCliOptions([]).steadyRates, [100, 500, 2000]);
     assert.deepEqual(parseCliOptions(['--steady-rates', '50,1_000']).steadyRates, [50, 1000]);

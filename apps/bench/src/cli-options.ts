@@ -19,6 +19,8 @@ export const SCENARIO_NAMES = [
   'queue-limits',
   'busy-key',
   'steady',
+  'steps',
+  'tracing',
 ] as const;
 
 /** One of {@link SCENARIO_NAMES}. */
@@ -38,6 +40,8 @@ export interface BenchSizes {
   readonly latencyJobs: number;
   /** `--idle-latency-jobs`: sequential jobs of the idle-latency scenario, each after an idle gap. */
   readonly idleLatencyJobs: number;
+  /** `--steps-jobs`: jobs of ten durable no-op steps per drain of the steps scenario. */
+  readonly stepsJobs: number;
   /** `--cpu-jobs`: CPU-bound jobs per cpu measurement. */
   readonly cpuJobs: number;
   /** `--cpu-ms`: CPU time each CPU-bound job burns, in ms. */
@@ -91,6 +95,7 @@ export const FULL_SIZES: BenchSizes = {
   batchSize: 1_000,
   latencyJobs: 1_000,
   idleLatencyJobs: 100,
+  stepsJobs: 2_000,
   cpuJobs: 500,
   cpuMs: 20,
   engineBatch: NUDGE_ENGINE_CLAIM_BATCH,
@@ -116,6 +121,7 @@ export const QUICK_SIZES: BenchSizes = {
   enqueueBatchJobs: 2_000,
   latencyJobs: 200,
   idleLatencyJobs: 20,
+  stepsJobs: 1_000,
   cpuJobs: 200,
   finishedRows: 1_000_000,
   retentionJobs: 200_000,
@@ -130,8 +136,8 @@ export const QUICK_SIZES: BenchSizes = {
 /** The usage text of `pnpm bench --help`. */
 export const USAGE = `pnpm bench [--quick] [--only ${SCENARIO_NAMES.join(',')}] [--systems ${SYSTEM_IDS.join(',')}]
            [--drain-jobs N] [--enqueue-single-jobs N] [--enqueue-batch-jobs N] [--batch-size N]
-           [--latency-jobs N] [--idle-latency-jobs N] [--cpu-jobs N] [--cpu-ms N] [--engine-batch N]
-           [--finished-rows N] [--retention-jobs N] [--not-due-rows N] [--max-instances N]
+           [--latency-jobs N] [--idle-latency-jobs N] [--steps-jobs N] [--cpu-jobs N] [--cpu-ms N]
+           [--engine-batch N] [--finished-rows N] [--retention-jobs N] [--not-due-rows N] [--max-instances N]
            [--idle-ms N] [--idle-settle-ms N] [--steady-rates N,N,…] [--steady-window-ms N]
            [--steady-warm-up-ms N] [--repeat N] [--out FILE]
 

@@ -1,7 +1,13 @@
 // The nudge handler module of the bench (`NUDGE_HANDLERS`): every export is a job kind, and each
 // runs the body all systems share, so nudge does exactly the work its peers do.
-import { runBenchJob, type BenchKind, type BenchPayload } from './bench-job.js';
+import { BENCH_STEPS, runBenchJob, type BenchKind, type BenchPayload } from './bench-job.js';
 import { NUDGE_ASYNC_KINDS } from './nudge/nudge-settings.js';
+import { sendReport } from './report/report-sender.js';
+
+/** The part of the engine's `HandlerContext` (@nudge/server/handlers) the `steps` kind uses. */
+interface StepContext {
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+}
 
 /** A nudge handler as the engine calls it. */
 type NudgeHandler = (payload: unknown) => Promise<null>;
@@ -36,3 +42,17 @@ export const io = asyncKind('io');
 
 /** Burns the calibrated CPU time, then reports: a `cpu` kind, one job per thread. */
 export const burn = handlerOf('burn');
+
+/**
+ * {@link BENCH_STEPS} durable no-op steps (`ctx.step('s' + i, () => i)`, one database write each),
+ * then one report: the steps scenario's job, an `async` kind as `noop` is. nudge only.
+ */
+export const steps = {
+  execution: 'async',
+  handler: async (payload: unknown, ctx: StepContext): Promise<null> => {
+    for (let i = 0; i < BENCH_STEPS; i += 1) await ctx.step(`s${i}`, () => i);
+    const { run, seq } = payload as BenchPayload;
+    await sendReport({ run, seq });
+    return null;
+  },
+} as const;

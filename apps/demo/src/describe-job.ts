@@ -1,4 +1,4 @@
-import { MERGE_KIND, PART_KIND, REPORT_KIND } from './job-kinds.js';
+import { MERGE_KIND, PART_KIND, REPORT_KIND, REVIEW_KIND } from './job-kinds.js';
 import type { JobView } from '@nudge/client';
 
 function subject(view: JobView): string {
@@ -10,6 +10,8 @@ function subject(view: JobView): string {
       return `row group ${String(payload?.rowGroup)}`;
     case MERGE_KIND:
       return 'all parts';
+    case REVIEW_KIND:
+      return `review of ${typeof payload?.origin === 'string' ? payload.origin : 'ALL'}`;
     default:
       return String(payload?.name);
   }

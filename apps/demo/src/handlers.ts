@@ -15,7 +15,9 @@ import {
   mergePayload,
   partPayload,
   reportPayload,
+  reviewPayload,
 } from './payload-schemas.js';
+import { reviewReport } from './review-report.js';
 import { rowGroupPartial } from './row-group-partial.js';
 
 const handlers = defineHandlers({
@@ -98,6 +100,18 @@ const handlers = defineHandlers({
       const report = 'report' in payload ? payload.report : dependencyReport(ctx.dependencies);
       return archiveJson(payload.name, report, payload.outputDir ?? DEFAULT_OUTPUT_DIR);
     },
+  },
+
+  /**
+   * A durable review of the delays of one slice (see `reviewReport` in review-report.ts): the
+   * step `compute`, the sleep `cool-off`, the wait for the signal `approve` that the producer
+   * sends inside its own transaction, then the step `archive`. The sleep and the wait end the
+   * attempt uncharged and free its slot; each later run starts from the top, and finished steps
+   * return their stored results without running again.
+   */
+  reviewReport: {
+    schema: reviewPayload,
+    handler: (payload, ctx) => reviewReport(payload, ctx),
   },
 });
 

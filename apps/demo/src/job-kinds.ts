@@ -9,3 +9,6 @@ export const PART_KIND = 'flightDelayPart';
 
 /** The kind of the job that merges the part jobs' partials into one delay report. */
 export const MERGE_KIND = 'flightDelayMerge';
+
+/** The kind of the durable review: compute, sleep, wait for approval, archive; also its key in handlers.ts. */
+export const REVIEW_KIND = 'reviewReport';

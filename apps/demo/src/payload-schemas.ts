@@ -59,3 +59,17 @@ export const archivePayload = Type.Object({
   report: Type.Optional(Type.Unknown()),
   outputDir: Type.Optional(Type.String({ pattern: '\\S' })),
 });
+
+/**
+ * `reviewReport`: `{dataset?: 'flights-20k', origin?: 'ALL', coolOffMs?: 1000,
+ * approvalTimeoutMs?: 60000, outputDir?: './output/reports'}`: the slice to review, the durable
+ * sleep before asking for approval (0 to 10 minutes), the longest wait for the `approve` signal
+ * (1 ms to one day), and where the approved review is archived.
+ */
+export const reviewPayload = Type.Object({
+  dataset: Type.Optional(Type.Union(DATASET_NAMES.map((name) => Type.Literal(name)))),
+  origin: Type.Optional(origin),
+  coolOffMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  approvalTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+  outputDir: Type.Optional(Type.String({ pattern: '\\S' })),
+});

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { enqueueMany, enqueueManySync, type JobFor } from '@nudge/client';
+import { enqueueMany, enqueueManySync, signal, signalSync, type JobFor } from '@nudge/client';
+import type { JsonValue } from '@nudge/core';
 import type { DemoPayloads } from './handlers.js';
 
 /**
@@ -16,6 +17,14 @@ export interface ProducerDatabase {
    *   write fails
    */
   enqueueJobs(jobs: ReadonlyArray<JobFor<DemoPayloads>>): Promise<number[]>;
+  /**
+   * Sends the signal `name` with `payload` to job `jobId` in a transaction of the producer's own,
+   * with `@nudge/client`'s `signal` (`signalSync` on SQLite): the signal exists if and only if the
+   * transaction commits, and a job waiting for it becomes `PENDING` in that same transaction.
+   * @throws NudgeError `JOB_NOT_FOUND` or `JOB_STATE_CONFLICT` (the job has finished); nothing is
+   *   committed
+   */
+  sendSignal(jobId: number, name: string, payload: JsonValue): Promise<void>;
   /** Closes the connections. */
   close(): Promise<void>;
 }
@@ -50,6 +59,19 @@ function openPostgres(connectionString: string): ProducerDatabase {
         client.release();
       }
     },
+    sendSignal: async (jobId, name, payload) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await signal(client, jobId, name, payload);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
     close: () => pool.end(),
   };
 }
@@ -73,8 +95,12 @@ function openSqliteFile(path: string, busyTimeoutMs = 5000): ProducerDatabase {
   const write = db.transaction((jobs: ReadonlyArray<JobFor<DemoPayloads>>) =>
     enqueueManySync<DemoPayloads>(db, jobs),
   );
+  const send = db.transaction((jobId: number, name: string, payload: JsonValue) =>
+    signalSync(db, jobId, name, payload),
+  );
   return {
     enqueueJobs: async (jobs) => write.immediate(jobs).map((result) => result.id),
+    sendSignal: async (jobId, name, payload) => void send.immediate(jobId, name, payload),
     close: async () => void db.close(),
   };
 }

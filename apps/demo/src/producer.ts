@@ -1,7 +1,9 @@
 // The demo's producer, its own process: enqueues one delay report per busy origin airport (plus
 // one for all) in a transaction of its own with @nudge/client (the outbox pattern), nudges the
 // server, waits for the jobs over the HTTP API, archives every report
-// the same way, then prints what the data shows and how the run went. With --dataset flights-3m
+// the same way, and meanwhile runs one durable review (review-flow.ts: compute, sleep, wait for the
+// approval it sends inside its own transaction, archive), then prints what the data shows, how
+// the run went and the review's steps. With --dataset flights-3m
 // it runs flights-3m-demo.ts instead (part jobs per row group, one merge, one archive). Exit code
 // 0 when every job succeeded, 1 when one did not or the server was unreachable, 2 on a bad option.
 import { readFile } from 'node:fs/promises';
@@ -14,12 +16,14 @@ import { computeFindings } from './demo-findings.js';
 import { describeJob } from './describe-job.js';
 import { parseFlights } from './flight.js';
 import { runFlights3mDemo } from './flights-3m-demo.js';
+import { formatReview } from './format-review.js';
 import { formatSummary } from './format-summary.js';
 import { ARCHIVE_KIND, REPORT_KIND } from './job-kinds.js';
 import { JobProgress } from './job-progress.js';
 import { nudgeCommitted } from './nudge-committed.js';
 import { openProducerDatabase } from './producer-database.js';
 import { PRODUCER_USAGE, readProducerOptions, type ProducerOptions } from './producer-options.js';
+import { runReviewFlow } from './review-flow.js';
 import { watchRunningJobs } from './running-jobs.js';
 import { computeRunStats } from './run-stats.js';
 
@@ -73,8 +77,18 @@ async function run(options: ProducerOptions & { dataset: DatasetName }): Promise
       running = count;
       show();
     });
+    // The durable review runs beside the reports: it sleeps and waits for its approval without
+    // holding a slot, so the reports run meanwhile.
+    const reviewing = runReviewFlow(client, database, {
+      dataset: options.dataset,
+      ...(options.outputDir === undefined ? {} : { outputDir: options.outputDir }),
+      pollIntervalMs: options.pollIntervalMs,
+      waitFor,
+      signal: stopWaiting.signal,
+      deadline,
+    });
     // Each report, once it succeeded, is archived by a follow-up job enqueued the same way.
-    await Promise.all(
+    const reporting = Promise.all(
       reportIds.map(async (id) => {
         const view = await waitFor(id);
         finish(view);
@@ -95,6 +109,7 @@ async function run(options: ProducerOptions & { dataset: DatasetName }): Promise
         if (archived.status === 'SUCCEEDED') archives.push(archived.result as unknown as ArchiveResult);
       }),
     );
+    const [review] = await Promise.all([reviewing, reporting]);
     stopCounting();
     bar.stop();
     progress = undefined;
@@ -108,6 +123,10 @@ async function run(options: ProducerOptions & { dataset: DatasetName }): Promise
       );
       return 1;
     }
+    if (review.view.status !== 'SUCCEEDED') {
+      console.error(`producer: the durable review did not succeed: ${describeJob(review.view)}`);
+      return 1;
+    }
     const allReport = reports.find((report) => report.origin === ALL_ORIGINS);
     if (!allReport) throw new Error(`the ${ALL_ORIGINS} report is missing from the results`);
     const findings = computeFindings(
@@ -118,6 +137,8 @@ async function run(options: ProducerOptions & { dataset: DatasetName }): Promise
     console.log('');
     for (const line of formatSummary(findings, { stats, reports: reportIds.length, archives }))
       console.log(line);
+    console.log('');
+    for (const line of formatReview(review)) console.log(line);
     return 0;
   } finally {
     stopCounting();

@@ -139,3 +139,27 @@ export function configFrom(source: SettingSource, cwd: string): ServerConfig {
   }
   return { dialect: dialectOf(settings.databaseUrl), ...settings };
 }
+
+/** The OpenTelemetry variables that ask for traces to be exported (read by the SDK itself). */
+const TRACE_EXPORT_VARIABLES = [
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+] as const;
+
+/**
+ * Whether the standard OpenTelemetry variables ask for traces: one of `OTEL_TRACES_EXPORTER`
+ * (other than `none`), `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is
+ * set, and `OTEL_SDK_DISABLED` is not `true`. Only then does the service load and start the SDK
+ * (`@opentelemetry/sdk-node`, which reads every other `OTEL_*` variable itself); otherwise it
+ * loads none of it. Blank values count as unset.
+ * @param env - the variables (default: `process.env`)
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = (name: string): string | undefined => env[name]?.trim() || undefined;
+  if (value('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return false;
+  return TRACE_EXPORT_VARIABLES.some((name) => {
+    const text = value(name);
+    return text !== undefined && !(name === 'OTEL_TRACES_EXPORTER' && text.toLowerCase() === 'none');
+  });
+}

@@ -1,5 +1,5 @@
 import { NudgeError } from '@nudge/core';
-import { loadConfig, type ServerConfig } from './config.js';
+import { loadConfig, tracingRequested, type ServerConfig } from './config.js';
 import { startConfiguredServer, type RunningServer } from './start-server.js';
 
 /**
@@ -46,7 +46,8 @@ const QUIET_LEVELS: ReadonlySet<ServerConfig['logLevel']> = new Set(['warn', 'er
 
 /**
  * The service as a process runs it (`node apps/server/dist/main.js`, `nudge serve`): reads the
- * configuration from the environment, starts the service, and shuts it down gracefully on
+ * configuration from the environment, starts an OpenTelemetry SDK when `OTEL_*` variables ask
+ * for traces (see `tracingRequested`), starts the service, and shuts it down gracefully on
  * SIGTERM or SIGINT (a second signal exits at once). A start failure prints one line to stderr
  * and exits with code 1.
  */
@@ -57,7 +58,11 @@ export async function runService(): Promise<void> {
   } catch (error) {
     fail(error);
   }
-  const server = await startConfiguredServer(config).catch(fail);
+  // The OpenTelemetry SDK is loaded only when OTEL_* variables ask for traces.
+  const tracing = tracingRequested()
+    ? (await import('./tracing/start-tracing.js')).startTracing()
+    : undefined;
+  const server = await startConfiguredServer(config, undefined, tracing).catch(fail);
   stopOnSignals(server);
   // Launchers wait for this line; print it even when the log level hides the logged one.
   if (QUIET_LEVELS.has(config.logLevel)) process.stdout.write(`listening on ${server.url}\n`);

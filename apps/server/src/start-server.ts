@@ -3,6 +3,7 @@ import { dashboardPlugin } from '@nudge/dashboard';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type NudgeHttpApp } from '@nudge/http';
 import { countStoreCalls, createStore, type Store } from '@nudge/store';
 import type { ServerConfig } from './config.js';
+import type { ServiceTracing } from './tracing/start-tracing.js';
 import { resolveServerOptions, type ServerOptions } from './server-options.js';
 import { NUDGE_VERSION } from './nudge-version.js';
 import { BY_VARIABLE, inSettingTerms, type SettingNamer } from './setting-names.js';
@@ -83,7 +84,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  * Messages about a setting (a bad schedule of `NUDGE_SCHEDULES` for the handler module's kinds,
  * an unknown API key) name it as `nameOf` does: by its environment variable unless told otherwise.
  *
+ * With `tracing` (an OpenTelemetry SDK started before, see `startTracing`), enqueues get `send`
+ * spans and attempts `process <kind>` spans, and closing the server flushes the SDK last.
+ *
  * @param nameOf - what messages call a setting (default: its environment variable)
+ * @param tracing - the started SDK; @defaultValue none: no spans
  * @throws NudgeError `INVALID_CONFIG` (or the job contract's code) naming the schedules setting
  *   when a configured schedule is of a kind the handler module lacks, or has the name of one of
  *   the module's schedules
@@ -95,6 +100,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 export async function startConfiguredServer(
   config: ServerConfig,
   nameOf: SettingNamer = BY_VARIABLE,
+  tracing?: ServiceTracing,
 ): Promise<RunningServer> {
   const app = createHttpApp({
     logger: { level: config.logLevel },
@@ -123,7 +129,11 @@ export async function startConfiguredServer(
         metrics?.close();
         await engine?.stop();
       } finally {
-        await store.close();
+        try {
+          await store.close();
+        } finally {
+          await tracing?.shutdown();
+        }
       }
     })());
   // Fastify closes the HTTP server before it runs onClose hooks.
@@ -137,6 +147,7 @@ export async function startConfiguredServer(
       handlers: config.handlers,
       version: NUDGE_VERSION,
       logger: app.log,
+      ...(tracing ? { tracing: tracing.engine } : {}),
     });
     metrics = new NudgeMetrics({
       store,
@@ -149,6 +160,7 @@ export async function startConfiguredServer(
       engine,
       metrics,
       instanceLiveWithinMs: instanceLiveWithinMs(config.leaseMs),
+      tracing: tracing !== undefined,
     });
     await app.register(dashboardPlugin);
     await app.listen({ host: config.host, port: config.port });

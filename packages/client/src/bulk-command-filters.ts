@@ -1,7 +1,26 @@
 import type { JobStatus } from '@nudge/core';
 
-/** Which jobs {@link NudgeClient.retryAll} retries (the body of `POST /jobs/retry`). */
-export interface RetryAllFilter {
+/**
+ * What a retry does with the steps the job recorded (`ctx.step`, `ctx.sleep`,
+ * `ctx.waitForSignal`): without either field every step is kept, so the job resumes where it
+ * failed and its finished steps return their stored results. Signals sent to it are kept.
+ */
+export interface RetryStepsOptions {
+  /**
+   * Clears the step of this name and every step the job recorded after it, so they run again;
+   * the steps before it are kept. 1 to 200 characters. Not with `resetSteps`.
+   */
+  readonly fromStep?: string;
+  /** `true` clears every step: the job runs from the top. Not with `fromStep`. @defaultValue false */
+  readonly resetSteps?: boolean;
+}
+
+/**
+ * Which jobs {@link NudgeClient.retryAll} retries (the body of `POST /jobs/retry`), and what
+ * becomes of their steps: `fromStep` clears that step and the ones after it in each job that
+ * recorded it (a job that did not keeps all its steps); `resetSteps` clears every job's steps.
+ */
+export interface RetryAllFilter extends RetryStepsOptions {
   /** `FAILED` or `CANCELLED`. */
   readonly status: JobStatus;
   readonly kind?: string;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { startProducerTrace } from './producer-tracing.js';
 import { retrySqliteBusy, retrySqliteBusySync, validateJobInputs, type JsonValue } from '@nudge/core';
 import type pg from 'pg';
 import { inTransaction, type ReturnedRow, type SqlDialect, type SqlQuery } from '@nudge/store/sql';
@@ -154,7 +155,17 @@ export async function enqueueMany<Payloads extends object = Record<string, JsonV
   validateJobInputs(inputs);
   const found = detectExecutor(executor, options.dialect);
   if (inputs.length === 0) return [];
-  return enqueueDetected(found, inputs);
+  const traced = startProducerTrace(inputs.length);
+  if (traced.traceContext === undefined) return enqueueDetected(found, inputs);
+  let results: EnqueueResult[];
+  try {
+    results = await enqueueDetected(found, withTraceContext(inputs, traced.traceContext));
+  } catch (error) {
+    traced.finish(undefined, error);
+    throw error;
+  }
+  traced.finish(results.map((result) => result.id));
+  return results;
 }
 
 /**
@@ -194,8 +205,20 @@ export function enqueueManySync<Payloads extends object = Record<string, JsonVal
   const found = detectExecutor(db);
   if (found.type !== 'better-sqlite3') throw new TypeError('enqueueManySync needs a better-sqlite3 Database');
   if (inputs.length === 0) return [];
-  const write = sqliteTransaction(db, inputs);
-  return db.inTransaction ? write() : retrySqliteBusySync(write);
+  const traced = startProducerTrace(inputs.length);
+  const write = sqliteTransaction(
+    db,
+    traced.traceContext === undefined ? inputs : withTraceContext(inputs, traced.traceContext),
+  );
+  let results: EnqueueResult[];
+  try {
+    results = db.inTransaction ? write() : retrySqliteBusySync(write);
+  } catch (error) {
+    traced.finish(undefined, error);
+    throw error;
+  }
+  traced.finish(results.map((result) => result.id));
+  return results;
 }
 
 /** {@link enqueueManySync} for one job. @throws see {@link enqueueMany} */
@@ -205,3 +228,7 @@ export function enqueueSync<Payloads extends object = Record<string, JsonValue>>
 ): EnqueueResult {
   return enqueueManySync<Payloads>(db, [job])[0] as EnqueueResult;
 }
+
+/** `jobs`, each carrying `traceContext` (the `trace_context` column). */
+const withTraceContext = (jobs: ReadonlyArray<AnyJob>, traceContext: string): AnyJob[] =>
+  jobs.map((job) => ({ ...job, traceContext }));

@@ -60,7 +60,48 @@ export interface JobView<P = JsonValue> {
   readonly onDependencyFailure: 'cancel' | 'run' | null;
   /** `GET /jobs/:id` of a job with dependencies: the ids among `dependsOn` not finished yet. */
   readonly blockedBy?: readonly number[];
+  /**
+   * `GET /jobs/:id` of a job with durable steps (`ctx.step`, `ctx.sleep`, `ctx.waitForSignal`) or
+   * signals: its steps, in the order first recorded (without their results).
+   */
+  readonly steps?: readonly StepView[];
+  /** `GET /jobs/:id` of a job that waits: for a signal, for its dependencies, or until it wakes. */
+  readonly waitingFor?: WaitingForView;
 }
+
+/** One durable step of a job as `GET /jobs/:id` shows it. */
+export interface StepView {
+  /** The name the handler gave it, unique within the job. */
+  readonly name: string;
+  /** `step` for `ctx.step`, `sleep` for `ctx.sleep` or `ctx.sleepUntil`, `signal` for `ctx.waitForSignal`. */
+  readonly type: 'step' | 'sleep' | 'signal';
+  /**
+   * A step is `SUCCEEDED` (never run again) or `FAILED` (run again by the next attempt); a sleep
+   * `SLEEPING`; a signal wait `WAITING`, or `TIMED_OUT` once its deadline passed.
+   */
+  readonly status: 'SUCCEEDED' | 'FAILED' | 'SLEEPING' | 'WAITING' | 'TIMED_OUT';
+  /** The attempt that last wrote it. */
+  readonly attempt: number;
+  /** ISO-8601 UTC, database clock. */
+  readonly startedAt: string;
+  /** `null` for a sleep or a wait. */
+  readonly endedAt: string | null;
+  /** `endedAt` minus `startedAt`, in ms; `null` while it has not ended. */
+  readonly durationMs: number | null;
+  /** A `FAILED` step's error message. */
+  readonly error: string | null;
+  /** A sleep's wake-up time or a signal wait's deadline. */
+  readonly wakeAt: string | null;
+}
+
+/**
+ * What a job waits for: a signal (`deadline` `null`: none), the ids of its unfinished
+ * dependencies, or the wake-up time of its sleep.
+ */
+export type WaitingForView =
+  | { readonly signal: string; readonly deadline: string | null }
+  | { readonly dependencies: readonly number[] }
+  | { readonly wakeAt: string };
 
 /**
  * A job as `GET /jobs` lists it: its {@link JobView} with `payload` and `result` only when the

@@ -1,10 +1,21 @@
-import type { JobStatus, JsonValue } from '@nudge/core';
+import type { JsonValue } from '@nudge/core';
+import { injectTraceHeaders } from './producer-tracing.js';
 import type { JobInput } from './job-input.js';
 import { JobPoller, type WaitOptions } from './job-poller.js';
-import type { EnqueuedJobView, JobView, ListedJobView } from './job-view.js';
-import { bulkFilterBody, type CancelAllFilter, type RetryAllFilter } from './bulk-command-filters.js';
+import type { EnqueuedJobView, JobView } from './job-view.js';
+import type { JobPage, ListJobsQuery } from './job-page.js';
+
+export type { JobPage, ListJobsQuery } from './job-page.js';
+import {
+  bulkFilterBody,
+  type CancelAllFilter,
+  type RetryAllFilter,
+  type RetryStepsOptions,
+} from './bulk-command-filters.js';
 import { nudge, type NudgeOptions, type NudgeOutcome } from './nudge.js';
 import { NudgeApiError, NudgeUnreachableError, type BatchProblem } from './nudge-api-error.js';
+import type { SentSignalView } from './signal-view.js';
+import type { JobLogsQuery, JobLogsView } from './job-logs-view.js';
 
 /** Options of {@link createClient}. */
 export interface NudgeClientOptions {
@@ -27,32 +38,6 @@ export type HttpJobInput<K extends string = string, P = JsonValue> = Omit<JobInp
 export type HttpJobFor<Payloads extends object> = {
   [K in keyof Payloads & string]: HttpJobInput<K, Payloads[K]>;
 }[keyof Payloads & string];
-
-/** Filters and paging of {@link NudgeClient.list}. */
-export interface ListJobsQuery {
-  readonly status?: JobStatus;
-  readonly kind?: string;
-  readonly queue?: string;
-  /** Jobs per page, 1 to 100. @defaultValue 50 (the server's) */
-  readonly limit?: number;
-  /** The `nextCursor` of the previous page (with the same filters and fields). */
-  readonly cursor?: string;
-  /**
-   * The large fields to list with each job; without them a page holds summaries, and
-   * {@link NudgeClient.get} reads one job whole. @defaultValue [] (neither)
-   */
-  readonly fields?: ReadonlyArray<'payload' | 'result'>;
-}
-
-/** One page of `GET /jobs`, newest first. */
-export interface JobPage {
-  readonly jobs: ListedJobView[];
-  /**
-   * Pass as `cursor` for the next page; `null` on the last page. A page may hold fewer than
-   * `limit` jobs and still have one: the server ends a page before its answer passes 4 MiB.
-   */
-  readonly nextCursor: string | null;
-}
 
 /** Default of {@link NudgeClientOptions.timeoutMs}, in ms. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -118,6 +103,7 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
+    injectTraceHeaders(headers);
     let response: Response;
     let text: string;
     try {
@@ -189,6 +175,20 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
   }
 
   /**
+   * Reads one page of a job's log (`GET /jobs/:id/logs`, scope `read`): lines after `after`,
+   * oldest first, at most `limit`; pass the page's `cursor` as `after` for the next one.
+   *
+   * @throws NudgeApiError `JOB_NOT_FOUND` (404); `INVALID_REQUEST` (400) for a bad `after` or `limit`
+   */
+  logs(id: number, query: JobLogsQuery = {}): Promise<JobLogsView> {
+    const params = new URLSearchParams();
+    if (query.after !== undefined) params.set('after', String(query.after));
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    const search = params.size > 0 ? `?${params.toString()}` : '';
+    return this.#request<JobLogsView>('GET', `/jobs/${id}/logs${search}`);
+  }
+
+  /**
    * Reads one page of jobs, newest first (`GET /jobs`), filtered by `status`, `kind` and
    * `queue`; pass the page's `nextCursor` as `cursor` for the next one. Jobs come without
    * `payload` and `result` unless `fields` names them.
@@ -239,22 +239,51 @@ export class NudgeClient<Payloads extends object = Record<string, JsonValue>> {
   }
 
   /**
+   * Sends the signal `name` with `payload` to a job (`POST /jobs/:id/signals`, scope `enqueue`): a
+   * job `WAITING` for it in `ctx.waitForSignal` is released at once; one that waits later gets it
+   * then. With `signalId`, sending again stores nothing and answers the first signal.
+   *
+   * @returns the signal, `created: false` for a repeat of `signalId`
+   * @throws NudgeApiError `JOB_NOT_FOUND` (404); `JOB_STATE_CONFLICT` (409) when the job has
+   *   finished; `INVALID_REQUEST`, `PAYLOAD_TOO_DEEP` or `PAYLOAD_UNSTORABLE` (400)
+   */
+  async signal(
+    jobId: number,
+    name: string,
+    payload?: JsonValue,
+    options: { readonly signalId?: string } = {},
+  ): Promise<SentSignalView> {
+    const { signalId } = options;
+    const body = {
+      name,
+      ...(payload === undefined ? {} : { payload }),
+      ...(signalId === undefined ? {} : { signalId }),
+    };
+    const sent = await this.#send<Omit<SentSignalView, 'created'>>('POST', `/jobs/${jobId}/signals`, body);
+    return { ...sent.body, created: sent.status === 201 };
+  }
+
+  /**
    * Runs a `FAILED` or `CANCELLED` job again (`POST /jobs/:id/retry`); a job with a dependency
-   * that has not finished waits for it (`WAITING`).
+   * that has not finished waits for it (`WAITING`). Its finished steps are kept, so it resumes
+   * where it failed, unless `options` clears them (`{ fromStep: 'charge' }`: that step and the
+   * ones after it; `{ resetSteps: true }`: all of them).
    *
    * @returns the job's view after the change
    * @throws NudgeApiError `JOB_STATE_CONFLICT` (409) when the job is not failed or cancelled;
    *   `DEPENDENCY_FAILED` (409) when it cancels on a failed dependency and one ended `FAILED` or
-   *   `CANCELLED`; `JOB_NOT_FOUND` (404)
+   *   `CANCELLED`; `JOB_NOT_FOUND` (404); `STEP_NOT_FOUND` (400) when the job recorded no step
+   *   named `fromStep`; `INVALID_REQUEST` (400) for both options at once. Nothing changed then.
    */
-  retry(id: number): Promise<JobView> {
-    return this.#request<JobView>('POST', `/jobs/${id}/retry`);
+  retry(id: number, options?: RetryStepsOptions): Promise<JobView> {
+    return this.#request<JobView>('POST', `/jobs/${id}/retry`, options);
   }
 
   /**
    * Retries every `FAILED` (or `CANCELLED`) job matching `filter` that finished before the call
-   * (`POST /jobs/retry`): `PENDING` again with fresh attempts, as {@link retry} does for one. The
-   * server works in pages of at most 1,000 jobs per statement.
+   * (`POST /jobs/retry`): `PENDING` again with fresh attempts, as {@link retry} does for one,
+   * their steps kept or cleared as `filter`'s `fromStep` or `resetSteps` say. The server works in
+   * pages of at most 1,000 jobs per statement.
    *
    * @returns how many jobs were retried
    * @throws NudgeApiError `INVALID_REQUEST` (400) for a bad filter (nothing changed);

@@ -27,6 +27,10 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'A `dependsOn` id names no job (never created, or deleted by retention). Nothing was written.',
   },
+  STEP_NOT_FOUND: {
+    status: 400,
+    summary: "A retry's `fromStep` names no step the job has recorded. Nothing was changed.",
+  },
   JOB_STATE_CONFLICT: {
     status: 409,
     summary:
@@ -68,6 +72,16 @@ export const ERROR_CODES = {
     summary: 'The database was migrated by a newer nudge; upgrade this instance.',
   },
   HANDLERS_INVALID: { status: 500, summary: 'The handler module failed to load or exports no handler.' },
+  STEP_NAME_REPEATED: {
+    status: 400,
+    summary:
+      'A handler used one name twice in one attempt for `ctx.step`, `ctx.sleep` or `ctx.waitForSignal`; names are unique within a job.',
+  },
+  LEASE_LOST: {
+    status: 409,
+    summary:
+      "A handler's step write was fenced out: the attempt's lease was lost (it expired, the job was cancelled, or another attempt took it over), and nothing was recorded.",
+  },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 /** One of the keys of {@link ERROR_CODES}. */

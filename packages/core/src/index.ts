@@ -18,3 +18,6 @@ export * from './iso-date-time.js';
 export * from './nearest-rank.js';
 export * from './sqlite-busy-retry.js';
 export * from './enqueuer.js';
+export * from './signal-input.js';
+export * from './job-log-line.js';
+export * from './trace-context.js';

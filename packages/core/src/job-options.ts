@@ -3,6 +3,7 @@ import { dedupeProblems, type DebounceOption, type ThrottleOption } from './dedu
 import { isIsoDateTime, RUN_AT_RANGE_MS } from './iso-date-time.js';
 import { NudgeError } from './nudge-error.js';
 import { isQueueName } from './queue-name.js';
+import { traceContextProblem } from './trace-context.js';
 import { findUnstorableJson, unstorableText } from './storable-json.js';
 import type { JsonValue } from './job.js';
 
@@ -272,6 +273,12 @@ function problemsOf(
   const problems: Array<Problem | undefined> = [];
   const fields: readonly string[] = JOB_FIELDS;
   for (const key of Object.keys(j)) {
+    // Not a producer's field: the enqueue paths set it from the active span (see trace-context.ts).
+    if (key === 'traceContext') {
+      const problem = traceContextProblem(j.traceContext);
+      if (problem) problems.push({ code: 'INVALID_REQUEST', text: `${pointer}/traceContext ${problem}` });
+      continue;
+    }
     if (!fields.includes(key)) {
       problems.push({
         code: 'INVALID_REQUEST',

@@ -3,9 +3,11 @@
  *
  * - `WAITING`: held back by its dependencies (`dependsOn`) until each has finished; the outcome of
  *   the last one makes it `PENDING` (or `SCHEDULED`, or `CANCELLED` when a dependency failed) in
- *   the same transaction. Claims never read it.
- * - `SCHEDULED`: not due yet: its `run_at` is in the future (a scheduled start, or a retry waiting
- *   out its backoff). The scheduler makes it `PENDING` once `run_at <= now()` (database clock);
+ *   the same transaction. Or waiting for a signal (`ctx.waitForSignal`; `wait_signal` names it,
+ *   `run_at` is the deadline): the signal's insert makes it `PENDING` in the sender's
+ *   transaction, the promotion at the deadline. Claims never read it.
+ * - `SCHEDULED`: not due yet: its `run_at` is in the future (a scheduled start, a retry waiting
+ *   out its backoff, or a durable sleep). The scheduler makes it `PENDING` once `run_at <= now()` (database clock);
  *   claims never read it.
  * - `PENDING`: due and waiting for a free slot; claimable.
  * - `RUNNING`: claimed; owned by `claimed_by` until `lease_expires_at`.

@@ -13,7 +13,9 @@ import type { JobStatus } from './job-status.js';
  * - `PENDING → RUNNING`: a claim.
  * - `RUNNING → SUCCEEDED`: the handler returned.
  * - `RUNNING → SCHEDULED | PENDING`: a failed attempt waits for its retry (or the lease expired,
- *   or the instance released it on shutdown).
+ *   or the instance released it on shutdown, or a durable sleep ends the attempt uncharged).
+ * - `RUNNING → WAITING`: `ctx.waitForSignal` ends the attempt uncharged until the signal comes
+ *   (`WAITING → PENDING` in the signal's transaction) or its deadline passes (the promotion).
  * - `RUNNING → FAILED`: attempts used up, a permanent failure, or an expired lease on the last attempt.
  * - `PENDING → FAILED`: no live instance handles the kind.
  * - `WAITING | SCHEDULED | PENDING | RUNNING → CANCELLED`: `POST /jobs/:id/cancel`.
@@ -29,7 +31,7 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
   WAITING: ['PENDING', 'SCHEDULED', 'CANCELLED'],
   SCHEDULED: ['PENDING', 'CANCELLED'],
   PENDING: ['RUNNING', 'FAILED', 'CANCELLED'],
-  RUNNING: ['SUCCEEDED', 'SCHEDULED', 'PENDING', 'FAILED', 'CANCELLED'],
+  RUNNING: ['SUCCEEDED', 'SCHEDULED', 'PENDING', 'WAITING', 'FAILED', 'CANCELLED'],
   SUCCEEDED: [],
   FAILED: ['PENDING', 'WAITING'],
   CANCELLED: ['PENDING', 'WAITING'],

@@ -51,7 +51,24 @@ export interface Job {
   readonly dependsOn: readonly number[];
   /** What a dependency that failed or was cancelled does to this job; `null` without dependencies. */
   readonly onDependencyFailure: DependencyFailureMode | null;
+  /**
+   * Whether the job has recorded a durable step (`ctx.step`, a sleep, a signal wait) or been sent
+   * a signal: only then has it rows of steps or signals to read.
+   */
+  readonly hasSteps: boolean;
+  /**
+   * The name of the signal a `WAITING` job waits for (`ctx.waitForSignal`): `runAt` is then its
+   * deadline ({@link NO_DEADLINE} when it has none). `null` otherwise (a job `WAITING` for its
+   * dependencies has none).
+   */
+  readonly waitSignal: string | null;
 }
+
+/**
+ * The `runAt` of a job that waits for a signal without a deadline: the last millisecond of year
+ * 9999 (SQLite stores it as is; PostgreSQL stores `'infinity'`, read back as this).
+ */
+export const NO_DEADLINE: Date = new Date('9999-12-31T23:59:59.999Z');
 
 /** The queue of a job enqueued without one: the `queue` column's default in every migration. */
 export const DEFAULT_QUEUE = 'default';

@@ -4,6 +4,18 @@
 // /stats, one page of /queues, job summaries; a job's payload and result are read when its row is
 // expanded.
 
+import { createDependencyPanel } from './dependency-panel.js';
+import {
+  addressWithFilters,
+  fillFilterForm,
+  filtersFromAddress,
+  filtersFromForm,
+  jobListQuery,
+} from './job-filters.js';
+import { editQueueLimits } from './queue-limits.js';
+import { stepTimeline, waitingText } from './step-timeline.js';
+import { closeJobLogs, jobLogsPanel } from './job-logs.js';
+
 const REFRESH_MS = 2000;
 const STATUSES = ['WAITING', 'SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const RETRYABLE = ['FAILED', 'CANCELLED'];
@@ -17,7 +29,9 @@ const expanded = new Set();
 /** Whole jobs of expanded rows, by id: read once with GET /jobs/:id, again when the job changed. */
 const details = new Map();
 const charts = {};
-let filters = {};
+const dependencies = createDependencyPanel({ api, onError: (error) => showError(error) });
+/** The job list's filters: the page address's (job-filters.js). */
+let filters = filtersFromAddress(location.search);
 /** Cursors of the queue pages shown so far: the last one is the page on screen. */
 let queueCursors = [null];
 let nextQueueCursor = null;
@@ -157,6 +171,19 @@ function renderQueuePager() {
   $('#queues-page').textContent = `page ${queueCursors.length}`;
 }
 
+/** Sends a queue's changed limits (`PATCH /queues/:name`, scope admin), then shows the result. */
+async function saveLimits(name, changes) {
+  await api(`/queues/${encodeURIComponent(name)}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(changes),
+  });
+  await refresh();
+}
+
+/** Running jobs against the concurrency limit: `2 / 3`, or `2` without a limit. */
+const runningText = (q) => (q.concurrency == null ? String(q.running) : `${q.running} / ${q.concurrency}`);
+
 function renderQueues(queues) {
   renderQueuePager();
   $('#queues tbody').replaceChildren(
@@ -168,7 +195,7 @@ function renderQueues(queues) {
         element('td', {}, q.waiting),
         element('td', {}, q.scheduled),
         element('td', {}, q.pending),
-        element('td', {}, q.running),
+        element('td', { className: 'running' }, runningText(q)),
         element('td', { className: 'limits' }, describeLimits(q)),
         element('td', {}, q.paused ? 'paused' : 'running'),
         element(
@@ -178,6 +205,11 @@ function renderQueues(queues) {
             'button',
             { onclick: () => act(`/queues/${encodeURIComponent(q.name)}/${q.paused ? 'resume' : 'pause'}`) },
             q.paused ? 'Resume' : 'Pause',
+          ),
+          element(
+            'button',
+            { className: 'edit-limits', onclick: () => editQueueLimits(q, { save: saveLimits, element }) },
+            'Limits…',
           ),
         ),
       ),
@@ -260,6 +292,10 @@ function jobDetails(summary) {
             element('pre', {}, job.dependsOn.join(', ')),
           ]
         : []),
+      ...(waitingText(job) === null
+        ? []
+        : [element('strong', {}, 'waiting for'), element('pre', {}, waitingText(job))]),
+      ...(job.steps?.length > 0 ? [element('strong', {}, 'steps'), stepTimeline(job, element)] : []),
       ...(job.result !== null
         ? [element('strong', {}, 'result'), element('pre', {}, JSON.stringify(job.result))]
         : []),
@@ -267,6 +303,8 @@ function jobDetails(summary) {
         ? [element('strong', {}, 'progress'), element('pre', {}, JSON.stringify(job.progress))]
         : []),
       ...(history.length > 0 ? [element('strong', {}, 'failed attempts'), ...history] : []),
+      element('strong', {}, 'log'),
+      jobLogsPanel(job.id, api, element),
     ),
   );
 }
@@ -285,10 +323,14 @@ function renderJobs(jobs) {
         element('button', { className: 'cancel', onclick: () => act(`/jobs/${job.id}/cancel`) }, 'Cancel'),
       );
     }
+    actions.push(
+      element('button', { className: 'graph', onclick: () => void dependencies.select(job.id) }, 'Graph'),
+    );
     const toggle = async () => {
       if (expanded.has(job.id)) {
         expanded.delete(job.id);
         details.delete(job.id);
+        closeJobLogs(job.id);
       } else expanded.add(job.id);
       renderJobs(jobs);
       await loadDetails(jobs);
@@ -324,14 +366,29 @@ function describeFilter(status) {
   ];
   if (filters.kind) parts.push(`of kind "${filters.kind}"`);
   if (filters.queue) parts.push(`in queue "${filters.queue}"`);
+  if (filters.concurrencyKey) parts.push(`with concurrency key "${filters.concurrencyKey}"`);
   return parts.join(' ');
 }
 
-/** "Retry all" needs a FAILED or CANCELLED filter; "Cancel all" an unfinished status or none. */
+/** The filter in words above the list, e.g. `FAILED jobs in queue "emails"`. */
+function renderFilterSummary() {
+  const filtered = Object.keys(filters).length > 0;
+  const status = filters.status;
+  $('#filter-summary').textContent = filtered
+    ? `Showing ${describeFilter(status).replace(/^unfinished jobs \(.*?\)/, 'jobs of any status')}, newest first.`
+    : 'Showing every job, newest first.';
+}
+
+/**
+ * "Retry all" needs a FAILED or CANCELLED filter; "Cancel all" an unfinished status or none.
+ * Neither acts on a concurrency key filter: the bulk commands do not take one, so they would
+ * reach jobs the list does not show.
+ */
 function renderBulkActions() {
   const status = filters.status ?? '';
-  $('#retry-all').disabled = !RETRYABLE.includes(status);
-  $('#cancel-all').disabled = status !== '' && !UNFINISHED.includes(status);
+  const keyed = Boolean(filters.concurrencyKey);
+  $('#retry-all').disabled = keyed || !RETRYABLE.includes(status);
+  $('#cancel-all').disabled = keyed || (status !== '' && !UNFINISHED.includes(status));
 }
 
 /** Retries or cancels every job of the applied filter (`POST /jobs/retry`, `/jobs/cancel`), once confirmed. */
@@ -368,8 +425,7 @@ function showError(error) {
 
 async function refresh() {
   try {
-    const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
-    query.set('limit', '50');
+    const query = jobListQuery(filters, 50);
     const queuePage = new URLSearchParams({ limit: String(QUEUE_PAGE) });
     const cursor = queueCursors.at(-1);
     if (cursor !== null) queuePage.set('cursor', cursor);
@@ -388,6 +444,7 @@ async function refresh() {
     renderInstances(instances?.instances ?? (Array.isArray(instances) ? instances : undefined));
     await loadDetails(jobs.jobs);
     renderJobs(jobs.jobs);
+    await dependencies.refresh();
     showError(undefined);
     $('#updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
   } catch (error) {
@@ -403,12 +460,26 @@ $('#key-form').addEventListener('submit', (event) => {
   else localStorage.removeItem(KEY_STORAGE);
   void refresh();
 });
+/** Applies `next` as the job list's filters: the form, the bulk actions, the summary, the list. */
+function applyFilters(next) {
+  filters = next;
+  fillFilterForm($('#filters'), filters);
+  renderBulkActions();
+  renderFilterSummary();
+  void refresh();
+}
 $('#filters').addEventListener('submit', (event) => {
   event.preventDefault();
-  filters = Object.fromEntries(new FormData(event.target));
-  renderBulkActions();
-  void refresh();
+  const next = filtersFromForm(event.target);
+  history.pushState(null, '', addressWithFilters(location.search, next));
+  applyFilters(next);
 });
+$('#clear-filters').addEventListener('click', () => {
+  history.pushState(null, '', addressWithFilters(location.search, {}));
+  applyFilters({});
+});
+// Back and forward walk the filters applied before (the graph panel follows its own parameter).
+window.addEventListener('popstate', () => applyFilters(filtersFromAddress(location.search)));
 $('#queues-next').addEventListener('click', () => {
   if (nextQueueCursor === null) return;
   queueCursors = [...queueCursors, nextQueueCursor];
@@ -420,6 +491,8 @@ $('#queues-prev').addEventListener('click', () => {
 });
 $('#retry-all').addEventListener('click', () => void bulk('retry'));
 $('#cancel-all').addEventListener('click', () => void bulk('cancel'));
+fillFilterForm($('#filters'), filters);
 renderBulkActions();
+renderFilterSummary();
 void refresh();
 setInterval(() => void refresh(), REFRESH_MS);

@@ -2,7 +2,8 @@ import type { AttemptResult } from './threads/thread-messages.js';
 import { AttemptStatus } from './threads/attempt-status.js';
 import type { LostAttempt } from './threads/execution-pool.js';
 import { describeThreadFailure } from './threads/describe-thread-failure.js';
-import type { CompleteInput, FailInput } from '@nudge/store';
+import type { CompleteInput, FailInput, SuspendInput } from '@nudge/store';
+import { suspendWaitOf } from './threads/thread-messages.js';
 import { leaseOf, type Attempt } from './attempt.js';
 import type { Outcome } from './outcome-writer.js';
 import { toFollowUpInputs } from './threads/follow-up.js';
@@ -35,8 +36,8 @@ function failure(
 }
 
 /**
- * The outcome of an attempt its thread reported: success (with its follow-up jobs), or a failure
- * with backoff, or a permanent failure (a result over the size limit, a payload that does not
+ * The outcome of an attempt its thread reported: success (with its follow-up jobs), a suspend
+ * (a durable sleep or signal wait, uncharged), or a failure with backoff, or a permanent failure (a result over the size limit, a payload that does not
  * match the kind's schema). An attempt whose lease was lost (or whose job was cancelled) writes
  * nothing; one stopped for shutdown that did not succeed is released. Either outcome carries the
  * attempt's last progress: the value the thread had not sent yet, else `latestProgress`.
@@ -50,6 +51,17 @@ export function outcomeOfResult(
   const reason = attempt.abortReason;
   if (reason === 'lease-lost' || reason === 'cancelled') return undefined;
   const progressJson = result[4] ?? latestProgress;
+  if (result[2] === AttemptStatus.suspended) {
+    const wire = result[3];
+    const input: SuspendInput = {
+      ...leaseOf(attempt),
+      name: wire.name,
+      attempt: attempt.job.attempt,
+      wait: suspendWaitOf(wire),
+      ...(progressJson === undefined ? {} : { progressJson }),
+    };
+    return { type: 'suspend', input, job: attempt.job };
+  }
   if (result[2] === AttemptStatus.succeeded) {
     const input: { -readonly [K in keyof CompleteInput]: CompleteInput[K] } = {
       id: attempt.job.id,

@@ -12,6 +12,8 @@ import { resolveEngineOptions } from './engine-options.js';
 import { AttemptSupervisor } from './attempt-supervisor.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { ProgressWriter } from './progress-writer.js';
+import { LogWriter } from './log-writer.js';
+import { StepRecorder } from './step-recorder.js';
 import { SlotLedger } from './slot-ledger.js';
 import { ThreadPool } from './threads/thread-pool.js';
 
@@ -67,6 +69,7 @@ for (const dialect of DIALECTS) {
           maxOldGenerationSizeMb: 64,
           niceIncrement: 0,
           progressIntervalMs: 1000,
+          logLinesPerJob: 1000,
           logger: silentLogger,
         },
         {
@@ -77,6 +80,8 @@ for (const dialect of DIALECTS) {
             target.supervisor?.onThreadReady(execution);
           },
           onProgress: (progress) => target.supervisor?.onProgress(progress),
+          onLogs: (batches) => target.supervisor?.onLogs(batches),
+          onStepWrite: (message, reply) => target.supervisor?.onStepWrite(message, reply),
         },
       );
       const writer = new OutcomeWriter({
@@ -98,6 +103,20 @@ for (const dialect of DIALECTS) {
         kinds: new Map([['hold', 'async']]),
         writer,
         progress: new ProgressWriter({ store, logger: silentLogger, emit, intervalMs: 1000 }),
+        logs: new LogWriter({
+          store,
+          logger: silentLogger,
+          emit,
+          intervalMs: 1000,
+          caps: { linesPerJob: 1000, bytesPerJob: 1_000_000 },
+          flushWaitMs: 1000,
+        }),
+        steps: new StepRecorder({
+          store,
+          emit,
+          leaseMs: 60_000,
+          onLost: (lease) => target.supervisor?.loseLeases([lease]),
+        }),
         emit,
         outcomes: { maxOldGenerationSizeMb: 64, timeoutMs: () => 60_000, retryDelayMs: () => 0 },
         onSlotsFreed: () => undefined,

@@ -4,6 +4,8 @@ import { AttemptAborter } from './attempt-aborter.js';
 import { outcomeOfLoss, outcomeOfResult, type OutcomeContext } from './attempt-outcome.js';
 import { leaseOf, type Attempt } from './attempt.js';
 import { HeldLeases } from './held-leases.js';
+import { heartbeatIntervalMs } from './lease-confirmation.js';
+import { monotonicMs } from './threads/monotonic-ms.js';
 import { jobLogFields } from './job-log-fields.js';
 import { ReclaimWaitingList } from './reclaim-waiting-list.js';
 import { RunningAttempts } from './running-attempts.js';
@@ -13,8 +15,17 @@ import type { EmitEngineEvent } from './engine-events.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { Outcome, OutcomeWriter } from './outcome-writer.js';
 import type { ProgressWriter } from './progress-writer.js';
+import type { LogWriter } from './log-writer.js';
 import type { ExecutionPool, LostAttempt } from './threads/execution-pool.js';
-import type { AttemptResult, ProgressTuple } from './threads/thread-messages.js';
+import type {
+  AttemptResult,
+  LeaseCheckMessage,
+  LogBatch,
+  ProgressTuple,
+  StepMessage,
+  StepWrittenMessage,
+} from './threads/thread-messages.js';
+import type { StepRecorder } from './step-recorder.js';
 
 /** What an {@link AttemptSupervisor} works with. */
 export interface AttemptSupervisorParts {
@@ -28,6 +39,10 @@ export interface AttemptSupervisorParts {
   readonly writer: OutcomeWriter;
   /** Writes `ctx.progress` values through its throttle. */
   readonly progress: ProgressWriter;
+  /** Writes `ctx.log` lines in batches, and to the service's log. */
+  readonly logs: LogWriter;
+  /** Writes the step rows of `ctx.step`. */
+  readonly steps: StepRecorder;
   readonly emit: EmitEngineEvent;
   /** Decides outcomes; its `timeoutMs(kind)` also sets each attempt's deadline. */
   readonly outcomes: OutcomeContext;
@@ -122,8 +137,11 @@ export class AttemptSupervisor {
       if (list) list.push(job);
       else byClass.set(execution, [job]);
     }
+    // Their leases were just claimed (or confirmed by a late claim's heartbeat), or renewed by
+    // the heartbeats while the claim waited behind its older attempt.
+    const freshUntil = monotonicMs() + heartbeatIntervalMs(this.#parts.options.leaseMs);
     for (const [execution, list] of byClass) {
-      const unplaced = new Set(this.#parts.pools.get(execution)?.dispatch(list));
+      const unplaced = new Set(this.#parts.pools.get(execution)?.dispatch(list, freshUntil));
       if (unplaced.size > 0) this.#giveBack(execution, [...unplaced]);
       for (const job of list) if (!unplaced.has(job)) this.#parts.emit('job:started', { job });
     }
@@ -210,6 +228,19 @@ export class AttemptSupervisor {
       if (attempt.abortReason === 'lease-lost' || attempt.abortReason === 'cancelled') continue;
       this.#parts.progress.report({ id, version }, json);
     }
+  }
+
+  /** Attempts wrote `ctx.log` lines: to the service's log at once, to the store in batches. */
+  onLogs(batches: readonly LogBatch[]): void {
+    this.#parts.logs.report(batches, (id, version) => {
+      const attempt = this.#attempts.get(id);
+      return attempt && attempt.job.version === version ? jobLogFields(attempt.job) : undefined;
+    });
+  }
+
+  /** A running attempt asks for a step row: written, fenced by its lease, in the store. */
+  onStepWrite(message: StepMessage | LeaseCheckMessage, reply: (answer: StepWrittenMessage) => void): void {
+    this.#parts.steps.record(message, reply);
   }
 
   /**

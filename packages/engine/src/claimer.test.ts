@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { silentLogger } from '@nudge/core';
 import type { ClaimedJob, Store } from '@nudge/store';
@@ -9,7 +9,13 @@ import type { EngineEvents } from './engine-events.js';
 import { EVERY_QUEUE, resolveQueueServing } from './queue-serving.js';
 
 /** A claimer on `store` for kind `k` with `slots` cpu slots; claimed jobs keep their slots. */
-function createClaimer(store: Store, slots: number, maxClaimBatch: number, claimCooldownMs = 0) {
+function createClaimer(
+  store: Store,
+  slots: number,
+  maxClaimBatch: number,
+  claimCooldownMs = 0,
+  leaseMs = 60_000,
+) {
   let free = slots;
   const limits: number[] = [];
   const answers: number[] = [];
@@ -24,7 +30,7 @@ function createClaimer(store: Store, slots: number, maxClaimBatch: number, claim
       }
     },
     workerId: 'w1',
-    leaseMs: 60_000,
+    leaseMs,
     claimCooldownMs,
     maxClaimBatch,
     kinds: new Map([['cpu', ['k']]]),
@@ -158,6 +164,44 @@ for (const dialect of DIALECTS) {
         c.started.map((started) => started.id),
         [job!.id],
       );
+    });
+
+    it('a claim answered after a heartbeat interval starts only the jobs whose leases still hold', async () => {
+      const leaseMs = 300;
+      const ids = (await store.enqueueMany([{ kind: 'k' }, { kind: 'k' }])).map((job) => job.id);
+      const claim = store.claim.bind(store);
+      let takenOver: number | undefined;
+      // While the answer is held up (as for a process stopped with its claim in flight), one
+      // job's lease lapses and another instance claims it under a newer version.
+      store.claim = async (input) => {
+        const claimed = await claim(input);
+        const later = new Date(Date.now() + 10 * leaseMs);
+        const swept = await store.sweepExpired({ retryDelayMs: () => 0, limit: 1, now: later });
+        assert.equal(swept.requeued, 1);
+        const [other] = await claim({
+          workerId: 'w2',
+          leaseMs,
+          groups: [{ kinds: ['k'], limit: 1 }],
+          now: later,
+        });
+        takenOver = other?.id;
+        await sleep(leaseMs / 3 + 50);
+        return claimed;
+      };
+      const c = createClaimer(store, 10, 10, 0, leaseMs);
+      stop = () => void c.claimer.stop();
+      c.claimer.start();
+      await c.claimer.idle();
+      const kept = ids.filter((id) => id !== takenOver);
+      assert.equal(kept.length, 1, 'another instance took one job over');
+      assert.deepEqual(
+        c.started.map((job) => job.id),
+        kept,
+      );
+      assert.deepEqual(c.answers, [1]);
+      assert.equal(c.free, 9, 'the slot of the job not started is free again');
+      const job = await store.getJob(kept[0]!);
+      assert.equal(job?.status, 'RUNNING');
     });
   });
 }

@@ -1,6 +1,7 @@
 import { EXECUTION_CLASSES, type ExecutionClass, type Logger } from '@nudge/core';
 import type { ClaimGroup, ClaimedJob, JobLease, LimitedClaim, Store } from '@nudge/store';
 import { EarliestTimer } from './earliest-timer.js';
+import { confirmLeases, leaseKey, outlivedHeartbeat } from './lease-confirmation.js';
 import type { QueueServing } from './queue-serving.js';
 import { ClaimTrigger, type PassOutcome, type TriggerCounts } from './claim-trigger.js';
 import type { EmitEngineEvent } from './engine-events.js';
@@ -199,6 +200,9 @@ export class Claimer {
       this.#options.emit('claim:held-back', { queues: limited.queues });
       this.#options.onWorkSign();
     }
+    if (limited.rateWindows !== undefined && limited.nowMs !== undefined) {
+      this.#options.emit('claim:rate-windows', { nowMs: limited.nowMs, rateWindows: limited.rateWindows });
+    }
     // A little after the window opens: the database clock decides, and it may run behind ours.
     if (limited.retryInMs !== undefined) this.#rateWindow.within(limited.retryInMs + RATE_WINDOW_MARGIN_MS);
   }
@@ -260,6 +264,9 @@ export class Claimer {
         ...(queueLimits ? { queueLimits } : {}),
         onLimited: (held) => (limited = held),
       });
+      if (jobs.length > 0 && outlivedHeartbeat(performance.now() - queryStart, this.#options.leaseMs)) {
+        jobs = await this.#keepConfirmed(jobs, performance.now() - queryStart);
+      }
       this.#onLimited(limited ?? { queues: [] });
     } catch (error) {
       this.#options.logger.error({ err: error }, 'claim failed; the safety poll retries it');
@@ -299,6 +306,34 @@ export class Claimer {
     endQueueHolds(jobs);
     if (missed && gaveBack) this.request();
     return { claimed: jobs.length, limit };
+  }
+
+  /**
+   * The jobs of a claim answered later than a heartbeat interval whose leases still hold, renewed
+   * (see `outlivedHeartbeat`): the others lapsed while this process waited, and another attempt
+   * may run them now, so they do not start here. When the leases cannot be confirmed, none
+   * starts: the sweep puts them back once their leases expire, as after a crash.
+   */
+  async #keepConfirmed(jobs: ClaimedJob[], tookMs: number): Promise<ClaimedJob[]> {
+    const { logger, store, leaseMs } = this.#options;
+    let held: Set<string>;
+    try {
+      held = await confirmLeases(store, jobs, leaseMs);
+    } catch (error) {
+      logger.error(
+        { err: error, jobs: jobs.length, tookMs: Math.round(tookMs) },
+        'a late claim could not confirm its leases; its jobs are left to the sweep',
+      );
+      return [];
+    }
+    const kept = jobs.filter((job) => held.has(leaseKey(job)));
+    if (kept.length < jobs.length) {
+      logger.warn(
+        { lapsed: jobs.length - kept.length, claimed: jobs.length, tookMs: Math.round(tookMs), leaseMs },
+        'a claim was answered after its leases could lapse; the jobs another attempt took over were not started',
+      );
+    }
+    return kept;
   }
 
   #anyFree(): boolean {

@@ -3,6 +3,9 @@ import type {
   CancelJobsFilter,
   JobCommandResult,
   RetryJobsFilter,
+  RetrySteps,
+  SentSignal,
+  SignalInput,
   Store,
 } from '@nudge/store';
 import type { Logger } from '@nudge/core';
@@ -57,9 +60,18 @@ export async function cancelJobs(parts: CommandParts, filter: CancelJobsFilter):
   return result;
 }
 
-/** Retries a failed or cancelled job (see `Store.retryJob`) and asks for a claim. */
-export async function retryJob(parts: CommandParts, id: number): Promise<JobCommandResult> {
-  const result = await parts.store.retryJob(id);
+/**
+ * Retries a failed or cancelled job (see `Store.retryJob`) and asks for a claim. Its steps are
+ * kept, or cleared in the retry's transaction as `steps` say.
+ * @throws NudgeError `INVALID_REQUEST` for both `fromStep` and `resetSteps`; `STEP_NOT_FOUND`
+ *   when the job has no step named `fromStep` (nothing changed)
+ */
+export async function retryJob(
+  parts: CommandParts,
+  id: number,
+  steps?: RetrySteps,
+): Promise<JobCommandResult> {
+  const result = await parts.store.retryJob(id, undefined, steps);
   if (result.outcome === 'changed') {
     parts.emit('command:done', { command: 'retry', id, kind: result.job.kind, queue: result.job.queue });
     parts.requestClaim();
@@ -69,7 +81,7 @@ export async function retryJob(parts: CommandParts, id: number): Promise<JobComm
 
 /**
  * Retries every failed or cancelled job of `filter` (see `Store.retryJobs`), a page at a time,
- * and asks for a claim.
+ * clearing steps as its `fromStep` or `resetSteps` say, and asks for a claim.
  * @throws NudgeError `INVALID_REQUEST` for an invalid filter, before any job changes
  */
 export async function retryJobs(parts: CommandParts, filter: RetryJobsFilter): Promise<BulkCommandResult> {
@@ -79,6 +91,24 @@ export async function retryJobs(parts: CommandParts, filter: RetryJobsFilter): P
     parts.requestClaim();
   }
   return result;
+}
+
+/**
+ * Sends a signal to a job (see `Store.sendSignal`). A new signal asks for a claim, as an outcome
+ * does: a job it released from its wait is `PENDING` and starts on this instance without waiting
+ * for the poll (other instances hear of it through `LISTEN`, or their poll). A repeat of a
+ * `signalId` changes nothing, and asks for nothing.
+ * @throws NudgeError what `Store.sendSignal` throws (`JOB_NOT_FOUND`, `JOB_STATE_CONFLICT`,
+ *   `INVALID_REQUEST`, `PAYLOAD_TOO_DEEP`, `PAYLOAD_UNSTORABLE`); nothing is sent
+ */
+export async function sendSignal(parts: CommandParts, input: SignalInput): Promise<SentSignal> {
+  const sent = await parts.store.sendSignal(input);
+  if (sent.created) {
+    const { jobId, name, signalId } = sent.signal;
+    parts.emit('signal:sent', { id: jobId, name, signalId });
+    parts.requestClaim();
+  }
+  return sent;
 }
 
 /** Aborts this instance's attempts of jobs just cancelled (`version`: the version after the cancel). */

@@ -1,5 +1,12 @@
 import type { ExecutionClass } from '@nudge/core';
-import type { ClaimedJob, FailOutcome, JobLease } from '@nudge/store';
+import type {
+  ClaimedJob,
+  FailOutcome,
+  JobLease,
+  StepRecordInput,
+  SuspendOutcome,
+  SuspendWait,
+} from '@nudge/store';
 import type {
   CronRunResult,
   HeartbeatResult,
@@ -32,6 +39,12 @@ export interface EngineEvents {
    * when a job of theirs ends on any instance, so the safety poll stays at its short interval.
    */
   'claim:held-back': { queues: readonly string[] };
+  /**
+   * A claim saw rate-limited queues: `rateWindows` has, for each, ms until its window lets the
+   * next job start (0: it has room), at `nowMs`, the claim's time by the database clock (epoch ms).
+   * Emitted before the claim's jobs start.
+   */
+  'claim:rate-windows': { nowMs: number; rateWindows: Readonly<Record<string, number>> };
   /** A claim query failed; the poll loop tries again. */
   'claim:error': { error: unknown };
   /** A claimed job was handed to a thread. */
@@ -47,6 +60,17 @@ export interface EngineEvents {
   'job:failed': FailOutcome & JobLabels & { error: string; retryDelayMs: number };
   /** A running job was given back (shutdown, or its thread was terminated for a neighbour). */
   'job:released': JobLease & JobLabels;
+  /**
+   * An attempt ended uncharged to sleep or wait for a signal (`ctx.sleep`, `ctx.sleepUntil`,
+   * `ctx.waitForSignal`): `status` is `SCHEDULED` (asleep), `WAITING` (for the signal), or
+   * `PENDING` (the time had passed or the signal had come: it runs again at once).
+   */
+  'job:suspended': SuspendOutcome & JobLabels & { readonly name: string; readonly wait: SuspendWait };
+  /**
+   * A step row was written for a running attempt (`ctx.step` finished or failed, or a signal
+   * wait timed out on its thread); `written` false when the lease was lost and nothing was.
+   */
+  'step:recorded': { readonly write: StepRecordInput; readonly written: boolean };
   /** The attempt no longer owns its row; its outcome is discarded. */
   'job:lease-lost': JobLease;
   /**
@@ -54,7 +78,7 @@ export interface EngineEvents {
    * store isolated it from the batch and logged the error): the job stays `RUNNING` until its
    * lease expires, and the sweep recovers it then.
    */
-  'job:outcome-refused': JobLease & { readonly outcome: 'complete' | 'fail' | 'release' };
+  'job:outcome-refused': JobLease & { readonly outcome: 'complete' | 'fail' | 'release' | 'suspend' };
   /**
    * A running attempt of this instance was aborted because its job was cancelled (found by the
    * heartbeat, or cancelled through this instance); its outcome is discarded.
@@ -71,8 +95,18 @@ export interface EngineEvents {
     changed: number;
     groups: readonly { kind: string; queue: string; changed: number }[];
   };
+  /**
+   * A signal was sent through this engine (`Engine.sendSignal`) and stored: `id` is the job's;
+   * a repeat of a `signalId` (which stores nothing) emits nothing.
+   */
+  'signal:sent': { id: number; name: string; signalId: string | null };
   /** Progress values were written: `sent` in one statement, `written` of them still held their lease. */
   'progress:written': { sent: number; written: number };
+  /**
+   * `ctx.log` lines were written: of `lines` sent for `attempts` attempts in one store call,
+   * `stored` were kept and `dropped` (with those dropped on threads) counted over the caps.
+   */
+  'logs:written': { attempts: number; lines: number; stored: number; dropped: number };
   /**
    * A recorded success enqueued follow-up jobs (`ctx.enqueue`): `due` when some can run now,
    * `nextDelayMs` until the earliest delayed one comes due (`null` when none is delayed). A

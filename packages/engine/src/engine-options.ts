@@ -42,11 +42,31 @@ export interface EngineOptions extends EngineSettingOptions {
   readonly backoffByKind?: Readonly<Record<string, Partial<BackoffOptions>>>;
   /** Where the engine logs. @defaultValue a logger that logs nothing */
   readonly logger?: Logger;
+  /**
+   * Traces attempts with OpenTelemetry: each gets a `process <kind>` span in its worker thread,
+   * the parent of the handler's own spans, continuing the job's `trace_context`; `ctx.enqueue`
+   * follow-ups carry its context. A worker thread has no tracer provider of its own: give
+   * `threadSetup`, or register one in the handler module. @defaultValue none: no spans, and claims
+   * ship no trace context to the threads
+   */
+  readonly tracing?: EngineTracing;
+}
+
+/** How an engine traces attempts (see {@link EngineOptions.tracing}). */
+export interface EngineTracing {
+  /**
+   * Path (relative to the working directory) or `file:` URL of a module every worker thread
+   * imports before the handler module: it registers the thread's OpenTelemetry tracer provider
+   * (say, starts a `NodeSDK`), which exports the thread's spans. @defaultValue none
+   */
+  readonly threadSetup?: string;
 }
 
 /** {@link EngineOptions} with every default filled in. */
-export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'backoffByKind'>> & {
+export type ResolvedEngineOptions = Required<Omit<EngineOptions, 'backoffByKind' | 'tracing'>> & {
   readonly backoffByKind: Readonly<Record<string, BackoffOptions>>;
+  /** `tracing`, as given. */
+  readonly tracing: EngineTracing | undefined;
   /** `queues`, resolved. */
   readonly queueServing: QueueServing;
 };
@@ -74,6 +94,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     backoff,
     backoffByKind,
     logger: options.logger ?? silentLogger,
+    tracing: options.tracing,
   };
 }
 

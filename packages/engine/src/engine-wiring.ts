@@ -2,6 +2,7 @@ import { EXECUTION_CLASSES, retryDelayMs, type ExecutionClass } from '@nudge/cor
 import type { EnqueuedJob, EnqueueInput } from '@nudge/store';
 import { hostname } from 'node:os';
 import { AttemptSupervisor } from './attempt-supervisor.js';
+import { StepRecorder } from './step-recorder.js';
 import { Claimer } from './claimer.js';
 import type { CommandParts } from './engine-commands.js';
 import type { LoadedEngine } from './load-engine.js';
@@ -14,6 +15,7 @@ import { LeaseKeeper } from './lease-keeper.js';
 import { NewJobsWaker } from './new-jobs-waker.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { ProgressWriter } from './progress-writer.js';
+import { LogWriter } from './log-writer.js';
 import { Promoter } from './promoter.js';
 import { Pruner } from './pruner.js';
 import { Rescuer } from './rescuer.js';
@@ -45,6 +47,7 @@ export interface EngineParts {
   readonly kindsByClass: ReadonlyMap<ExecutionClass, readonly string[]>;
   readonly writer: OutcomeWriter;
   readonly progress: ProgressWriter;
+  readonly logs: LogWriter;
   readonly ledger: SlotLedger;
   readonly supervisor: AttemptSupervisor;
   readonly claimer: Claimer;
@@ -93,6 +96,15 @@ export function wireEngine(loaded: LoadedEngine, hooks: EngineHooks): EnginePart
     // down, the claimer is stopped and this does nothing).
     onRunnable: requestClaim,
     onScheduled: (delayMs) => promoter.wakeIn(delayMs),
+    beforeWrite: (leases, since) => logs.flushFor(leases, since),
+  });
+  const logs = new LogWriter({
+    store,
+    logger,
+    emit,
+    intervalMs: options.progressIntervalMs,
+    caps: { linesPerJob: options.logLinesPerJob, bytesPerJob: options.logBytesPerJob },
+    flushWaitMs: options.logFlushWaitMs,
   });
   const progress = new ProgressWriter({ store, logger, emit, intervalMs: options.progressIntervalMs });
   const supervisor = new AttemptSupervisor({
@@ -102,6 +114,8 @@ export function wireEngine(loaded: LoadedEngine, hooks: EngineHooks): EnginePart
     ledger,
     writer,
     progress,
+    logs,
+    steps: new StepRecorder({ store, emit, leaseMs, onLost: (lease) => supervisor.loseLeases([lease]) }),
     emit,
     outcomes: {
       maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
@@ -231,6 +245,7 @@ export function wireEngine(loaded: LoadedEngine, hooks: EngineHooks): EnginePart
     kindsByClass,
     writer,
     progress,
+    logs,
     ledger,
     supervisor,
     claimer,

@@ -7,10 +7,13 @@ import type {
   EnqueueInput,
   JobCommandResult,
   RetryJobsFilter,
+  RetrySteps,
+  SentSignal,
+  SignalInput,
 } from '@nudge/store';
 import type { TriggerCounts } from './claim-trigger.js';
 import type { ResolvedSchedule } from './cron-schedule.js';
-import { cancelJob, cancelJobs, retryJob, retryJobs } from './engine-commands.js';
+import { cancelJob, cancelJobs, retryJob, retryJobs, sendSignal } from './engine-commands.js';
 import type { EngineEvents } from './engine-events.js';
 import type { EngineOptions, ResolvedEngineOptions } from './engine-options.js';
 import { wireEngine, type EngineParts } from './engine-wiring.js';
@@ -187,14 +190,32 @@ export class Engine extends EventEmitter<{ [K in keyof EngineEvents]: [EngineEve
     return cancelJobs(this.#parts.commands, filter);
   }
 
-  /** Retries a failed or cancelled job and asks for a claim; see `retryJob`. */
-  retry(id: number): Promise<JobCommandResult> {
-    return retryJob(this.#parts.commands, id);
+  /**
+   * Retries a failed or cancelled job and asks for a claim; its finished steps are kept unless
+   * `steps` clears them (`fromStep`, `resetSteps`). See `retryJob`.
+   * @throws NudgeError `INVALID_REQUEST` for both `fromStep` and `resetSteps`; `STEP_NOT_FOUND`
+   *   when the job has no step named `fromStep`
+   */
+  retry(id: number, steps?: RetrySteps): Promise<JobCommandResult> {
+    return retryJob(this.#parts.commands, id, steps);
   }
 
-  /** Retries every failed or cancelled job of `filter`; see `retryJobs`. @throws NudgeError `INVALID_REQUEST` */
+  /**
+   * Retries every failed or cancelled job of `filter`, clearing steps as its `fromStep` or
+   * `resetSteps` say; see `retryJobs`. @throws NudgeError `INVALID_REQUEST`
+   */
   retryMany(filter: RetryJobsFilter): Promise<BulkCommandResult> {
     return retryJobs(this.#parts.commands, filter);
+  }
+
+  /**
+   * Sends a signal to a job and, when it is new, asks for a claim (a job it released starts at
+   * once); see `sendSignal` in engine-commands.ts.
+   * @throws NudgeError `JOB_NOT_FOUND`, `JOB_STATE_CONFLICT`, `INVALID_REQUEST`,
+   *   `PAYLOAD_TOO_DEEP` or `PAYLOAD_UNSTORABLE` (see `Store.sendSignal`)
+   */
+  sendSignal(input: SignalInput): Promise<SentSignal> {
+    return sendSignal(this.#parts.commands, input);
   }
 
   /**

@@ -5,6 +5,7 @@ export { jobLogFields, type JobLogFields } from './job-log-fields.js';
 export {
   resolveEngineOptions,
   type EngineOptions,
+  type EngineTracing,
   type EngineSettingOptions,
   type ResolvedEngineOptions,
 } from './engine-options.js';
@@ -93,3 +94,9 @@ export {
   type ResolvedSchedule,
   type DueTicks,
 } from './cron-schedule.js';
+export {
+  MESSAGING_SYSTEM,
+  TRACER_NAME,
+  remoteSpanContext,
+  traceContextOf,
+} from './threads/attempt-tracing.js';

@@ -6,6 +6,7 @@ import type { HeartbeatResult } from './service-results.js';
 export type { HeartbeatResult } from './service-results.js';
 import { PeriodicTimer } from './periodic-timer.js';
 import { jobLogFields } from './job-log-fields.js';
+import { heartbeatIntervalMs } from './lease-confirmation.js';
 
 /** Options of a {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
@@ -41,7 +42,7 @@ export class LeaseKeeper {
     this.#options = options;
     this.#timer = new PeriodicTimer(
       () => this.#beat(),
-      Math.floor(options.leaseMs / 3),
+      heartbeatIntervalMs(options.leaseMs),
       (error) => options.logger.error({ err: error }, 'heartbeat failed; leases may expire if this persists'),
       0,
     );

@@ -41,6 +41,8 @@ export async function loadEngine(given: EngineOptions): Promise<LoadedEngine> {
     onThreadLost: (...args) => target?.onThreadLost(...args),
     onThreadReady: (execution) => target?.onThreadReady(execution),
     onProgress: (progress) => target?.onProgress(progress),
+    onLogs: (batches) => target?.onLogs(batches),
+    onStepWrite: (message, reply) => target?.onStepWrite(message, reply),
   });
   return { options, kinds, pools, schedules, attach: (supervisor) => (target = supervisor) };
 }

@@ -1,12 +1,14 @@
 import type { Logger } from '@nudge/core';
-import type { CompleteInput, FailInput, JobLease, Store } from '@nudge/store';
+import type { CompleteInput, FailInput, JobLease, Store, SuspendInput } from '@nudge/store';
 import type { EmitEngineEvent, JobLabels } from './engine-events.js';
+import { writeSuspends } from './suspend-writes.js';
 
 /** The outcome of one attempt, to be written to the store, with the job it is of (for events and logs). */
 export type Outcome =
   | { readonly type: 'complete'; readonly input: CompleteInput; readonly job: JobLabels }
   | { readonly type: 'fail'; readonly input: FailInput; readonly job: JobLabels }
-  | { readonly type: 'release'; readonly input: JobLease; readonly job: JobLabels };
+  | { readonly type: 'release'; readonly input: JobLease; readonly job: JobLabels }
+  | { readonly type: 'suspend'; readonly input: SuspendInput; readonly job: JobLabels };
 
 /** The labels of a job the writer knows nothing of (never the case for outcomes it was given). */
 const UNKNOWN_JOB: JobLabels = { kind: '', queue: '', attempt: 0 };
@@ -31,6 +33,14 @@ export interface OutcomeWriterOptions {
    * follow-up). @defaultValue no-op
    */
   readonly onScheduled?: (delayMs: number) => void;
+  /**
+   * Called with the leases of a batch before it is written, and when the oldest of its outcomes
+   * was pushed (`performance.now()` time), to let what must precede the outcomes go first (their
+   * `ctx.log` lines); must never reject, and bounds its own wait from that time, so that an
+   * outcome queued behind others is not held once more.
+   * @defaultValue no wait
+   */
+  readonly beforeWrite?: (leases: readonly JobLease[], oldestPushedAt: number) => Promise<void>;
   /** Most outcomes in one statement. @defaultValue 1000 */
   readonly maxBatch?: number;
   /** First wait after a failed write, in ms; doubles on each failure in a row. @defaultValue 100 */
@@ -51,6 +61,8 @@ export interface OutcomeWriterOptions {
 export class OutcomeWriter {
   readonly #options: Required<OutcomeWriterOptions>;
   #queue: Outcome[] = [];
+  /** When each queued outcome was pushed (`performance.now()`). */
+  readonly #pushedAt = new WeakMap<Outcome, number>();
   /** The drain running, if any: resolves `true` once it emptied the queue, `false` if it gave up. */
   #flushing: Promise<boolean> | undefined;
   /** Ends the backoff wait of the running drain early. */
@@ -70,6 +82,7 @@ export class OutcomeWriter {
       logIntervalMs: 10_000,
       onRunnable: () => undefined,
       onScheduled: () => undefined,
+      beforeWrite: () => Promise.resolve(),
       ...options,
     };
   }
@@ -81,6 +94,7 @@ export class OutcomeWriter {
 
   /** Queues an outcome and starts a write unless one is running. */
   push(outcome: Outcome): void {
+    this.#pushedAt.set(outcome, performance.now());
     this.#queue.push(outcome);
     this.#startDrain();
   }
@@ -140,6 +154,12 @@ export class OutcomeWriter {
     const batch = this.#queue.splice(0, this.#options.maxBatch);
     this.#writing = batch.length;
     try {
+      let oldest = performance.now();
+      for (const outcome of batch) oldest = Math.min(oldest, this.#pushedAt.get(outcome) ?? oldest);
+      await this.#options.beforeWrite(
+        batch.map((outcome) => outcome.input),
+        oldest,
+      );
       return await this.#writeOutcomes(batch);
     } finally {
       this.#writing = 0;
@@ -163,17 +183,20 @@ export class OutcomeWriter {
     const completes: CompleteInput[] = [];
     const fails: FailInput[] = [];
     const releases: JobLease[] = [];
+    const suspends: SuspendInput[] = [];
     const labels = new Map<number, JobLabels>();
     for (const outcome of batch) {
       labels.set(outcome.input.id, outcome.job);
       if (outcome.type === 'complete') completes.push(outcome.input);
       else if (outcome.type === 'fail') fails.push(outcome.input);
+      else if (outcome.type === 'suspend') suspends.push(outcome.input);
       else releases.push(outcome.input);
     }
     const steps: Array<[Outcome['type'], readonly JobLease[], () => Promise<void>]> = [
       ['complete', completes, () => this.#writeCompletes(completes, labels, isolated)],
       ['fail', fails, () => this.#writeFails(fails, labels, isolated)],
       ['release', releases, () => this.#writeReleases(releases, labels, isolated)],
+      ['suspend', suspends, () => this.#writeSuspends(suspends, labels, isolated)],
     ];
     for (const [index, [type, inputs, write]] of steps.entries()) {
       if (inputs.length === 0) continue;
@@ -297,6 +320,15 @@ export class OutcomeWriter {
     // A job this instance released (its thread ended under it, or before it started) is due at once.
     if (written.length > 0) this.#options.onRunnable();
     this.#reportLost('release', inputs, written, labels, isolated);
+  }
+
+  async #writeSuspends(
+    inputs: readonly SuspendInput[],
+    labels: LabelsById,
+    isolated: ReadonlySet<number>,
+  ): Promise<void> {
+    const written = await writeSuspends(inputs, labels, this.#options);
+    this.#reportLost('suspend', inputs, written, labels, isolated);
   }
 
   #reportLost(

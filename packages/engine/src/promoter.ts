@@ -79,17 +79,25 @@ export class Promoter {
   async #promote(): Promise<ScheduleResult> {
     const limit = this.#options.pageSize ?? 1000;
     let promoted = 0;
+    let timedOut = 0;
     for (;;) {
       const page = await this.#options.store.promoteScheduled({ limit });
       promoted += page.promoted;
+      timedOut += page.timedOut ?? 0;
       // Rows the database refused count as handled (their run_at was moved later); a page of
       // nothing but such rows ends the run, in case moving them was refused too.
       if (page.promoted + page.isolated < limit || page.promoted === 0) {
         const { nextDueInMs, runnable, nextLeaseExpiryInMs } = page;
-        const result = { promoted, nextDueInMs, runnable, nextLeaseExpiryInMs };
+        const result = {
+          promoted,
+          ...(timedOut > 0 ? { timedOut } : {}),
+          nextDueInMs,
+          runnable,
+          nextLeaseExpiryInMs,
+        };
         this.#options.emit('schedule:done', result);
         this.#options.onLeaseExpiry(nextLeaseExpiryInMs);
-        if (promoted > 0) this.#options.onPromoted();
+        if (promoted + timedOut > 0) this.#options.onPromoted();
         // A few ms late rather than early: the row must be due by the database clock when we look.
         if (nextDueInMs !== null) this.wakeIn(nextDueInMs + 1);
         return result;

@@ -69,7 +69,16 @@ export async function selfClaimEnqueue(
   const { id, version, kind, queue, attempts } = job;
   // Inserted already claimed: it waited no time at all.
   parts.supervisor.start([
-    { id, version, kind, queue, payloadJson: JSON.stringify(job.payload), attempt: attempts, waitMs: 0 },
+    {
+      id,
+      version,
+      kind,
+      queue,
+      payloadJson: JSON.stringify(job.payload),
+      attempt: attempts,
+      waitMs: 0,
+      ...(input.traceContext === undefined ? {} : { traceContext: input.traceContext }),
+    },
   ]);
   return job;
 }

@@ -60,6 +60,8 @@ export interface CronRunResult {
 export interface ScheduleResult {
   /** `SCHEDULED` rows made `PENDING`. */
   readonly promoted: number;
+  /** Signal waits past their deadline made `PENDING` (their wait returns `null`); absent when none. */
+  readonly timedOut?: number;
   /** Time until the next scheduled row is due, in ms, or `null` when none is scheduled. */
   readonly nextDueInMs: number | null;
   /** Some `PENDING` job is due (of any kind or queue): a claim may find work. */

@@ -3,6 +3,7 @@ import type { InstanceRegistry } from './instance-registry.js';
 import type { ResolvedEngineOptions } from './engine-options.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import type { ProgressWriter } from './progress-writer.js';
+import type { LogWriter } from './log-writer.js';
 import type { EngineService } from './service.js';
 
 /** What {@link shutdownEngine} stops: the services (in start order) and what outlives them. */
@@ -12,6 +13,7 @@ export interface ShutdownParts {
   readonly instances: InstanceRegistry;
   readonly writer: OutcomeWriter;
   readonly progress: ProgressWriter;
+  readonly logs: LogWriter;
 }
 
 /** Longest wait for terminated threads to report, in ms: a bound, not an expected duration. */
@@ -21,8 +23,8 @@ const THREAD_EXIT_TIMEOUT_MS = 60_000;
  * Graceful shutdown, in order: stop claiming and the background services (in reverse start
  * order); give running jobs `shutdownGraceMs` to finish; abort the rest (their `ctx.signal`
  * fires, and threads still busy `abortGraceMs` later are terminated) so they are released to
- * `PENDING` for another instance; keep heartbeating until then; write pending progress and every
- * outcome; stop the threads; leave the registry.
+ * `PENDING` for another instance; keep heartbeating until then; write pending progress, every
+ * outcome and the log lines left; stop the threads; leave the registry.
  */
 export async function shutdownEngine(options: ResolvedEngineOptions, parts: ShutdownParts): Promise<void> {
   const { supervisor } = parts;
@@ -43,6 +45,7 @@ export async function shutdownEngine(options: ResolvedEngineOptions, parts: Shut
   await Promise.all(last.filter((s) => s.outlivesAttempts).map(async (s) => s.stop()));
   await parts.progress.stop();
   await parts.writer.flush(true);
+  await parts.logs.stop();
   await supervisor.destroy();
   await parts.instances
     .unregister()

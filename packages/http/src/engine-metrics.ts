@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { EXECUTION_CLASSES } from '@nudge/core';
 import type { EngineEvents } from '@nudge/engine';
 import { KindQueueSeries, type KindQueueLabels } from './kind-queue-series.js';
+import { RateLimitWaits } from './rate-limit-waits.js';
 import type { MetricsEngine } from './nudge-metrics.js';
 
 /** Buckets of `nudge_claim_query_duration_seconds`: 0.5 ms to 2.5 s. */
@@ -94,6 +95,24 @@ export function registerEngineMetrics({ registry, engine, labels, counter, on }:
     }),
     labels,
   );
+  const dependencyWaitSeconds = new KindQueueSeries(
+    new Histogram({
+      name: 'nudge_dependency_wait_seconds',
+      help: 'Time a job with dependencies waited on them, observed at its first claim: from becoming due (run_at: its enqueue, unless delayed) to the finish of its last dependency, which released it, by the database clock, in seconds; 0 when they had finished by then.',
+      labelNames: KIND_QUEUE,
+      buckets: WAIT_BUCKETS,
+      registers,
+    }),
+    labels,
+  );
+  const rateWaits = new RateLimitWaits();
+  const rateWaitSeconds = new Histogram({
+    name: 'nudge_rate_limit_wait_seconds',
+    help: "Time a job claimed by this instance from a rate-limited queue waited on the queue's rate limit: the part of its due → claim wait during which this instance's claims found the queue's rate window full (database clock), in seconds; 0 when it was never held by it.",
+    labelNames: ['queue'],
+    buckets: WAIT_BUCKETS,
+    registers,
+  });
   const slotGauge = (name: string, help: string, read: (total: number, free: number) => number) =>
     new Gauge({
       name,
@@ -136,7 +155,13 @@ export function registerEngineMetrics({ registry, engine, labels, counter, on }:
     labels.queues.seen(job.queue);
     claimed.of(job.kind, job.queue).inc();
     if (job.waitMs !== undefined) waitSeconds.of(job.kind, job.queue).observe(job.waitMs / 1000);
+    const rateWaitMs = job.waitMs === undefined ? undefined : rateWaits.waitedMs(job.queue, job.waitMs);
+    if (rateWaitMs !== undefined)
+      rateWaitSeconds.observe({ queue: labels.queues.of(job.queue) }, rateWaitMs / 1000);
+    if (job.dependencyWaitMs !== undefined)
+      dependencyWaitSeconds.of(job.kind, job.queue).observe(job.dependencyWaitMs / 1000);
   });
+  on('claim:rate-windows', ({ nowMs, rateWindows }) => rateWaits.claimed(nowMs, rateWindows));
   on('job:ended', ({ job, durationMs }) =>
     durationSeconds.of(job.kind, job.queue).observe(durationMs / 1000),
   );

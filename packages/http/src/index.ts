@@ -11,6 +11,32 @@ export type { ClaimEngine, EnginePort } from './engine-port.js';
 export { checkReadiness } from './check-readiness.js';
 export { createJobBodySchema, type CreateJobBody } from './create-job-body.js';
 export { jobViewSchema, toJobView, type JobView } from './job-view.js';
+export {
+  stepViewSchema,
+  waitingForSchema,
+  toStepView,
+  waitingFor,
+  type StepView,
+  type WaitingForView,
+} from './job-steps-view.js';
+export {
+  jobSignalRoute,
+  signalBodySchema,
+  signalViewSchema,
+  toSignalView,
+  type SignalBody,
+  type SignalView,
+} from './job-signal-route.js';
+export {
+  jobLogsRoute,
+  jobLogsQuerySchema,
+  jobLogsViewSchema,
+  jobLogLineSchema,
+  toJobLogsView,
+  DEFAULT_LOG_LIMIT,
+  MAX_LOG_LIMIT,
+  type JobLogsView,
+} from './job-logs-route.js';
 export { errorBodySchema, errorBody, type ErrorBody } from './error-body.js';
 export { isIsoDateTime } from './date-time-format.js';
 export { MAX_BATCH_JOBS, createJobBatchBodySchema } from './job-batch-route.js';

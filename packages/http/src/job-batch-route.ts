@@ -4,6 +4,7 @@ import { jobInputProblem, NudgeError } from '@nudge/core';
 import type { EnqueueInput } from '@nudge/store';
 import { BatchRejectedError } from './batch-rejected-error.js';
 import { enqueuerOf, mayRead } from './caller-access.js';
+import { startEnqueueTrace, traceEnqueue, withTraceContext } from './enqueue-tracing.js';
 import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
 import type { EnginePort } from './engine-port.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
@@ -84,7 +85,9 @@ const isProblem = (value: EnqueueInput | BatchProblem): value is BatchProblem =>
 export const jobBatchRoute: FastifyPluginAsyncTypebox<{
   engine: EnginePort;
   metrics?: NudgeMetrics | undefined;
-}> = async (app, { engine, metrics }) => {
+  /** Whether a tracer provider is registered: a batch then gets a `send` span. */
+  tracing?: boolean | undefined;
+}> = async (app, { engine, metrics, tracing = false }) => {
   app.post(
     '/jobs/batch',
     {
@@ -103,9 +106,11 @@ export const jobBatchRoute: FastifyPluginAsyncTypebox<{
       const prepared = jobs.map((job, index) => prepare(job, index, engine));
       const problems = prepared.filter(isProblem);
       if (problems.length > 0) throw new BatchRejectedError(problems, jobs.length);
-      const inputs = prepared as EnqueueInput[];
+      // Every job of the batch carries the request's trace context (see startEnqueueTrace).
+      const traced = startEnqueueTrace(request, tracing, jobs.length);
+      const inputs = (prepared as EnqueueInput[]).map((input) => withTraceContext(input, traced));
       // The engine writes them through the store and requests one claim.
-      const written = await engine.enqueueMany(inputs, enqueuerOf(request));
+      const written = await traceEnqueue(traced, () => engine.enqueueMany(inputs, enqueuerOf(request)));
       metrics?.enqueued(written);
       // 201 when the batch created any job; 200 when every job's idempotency key existed.
       void reply.code(written.some((job) => job.created) ? 201 : 200);

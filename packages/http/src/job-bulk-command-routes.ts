@@ -13,6 +13,7 @@ import type { EnginePort } from './engine-port.js';
 import { DATE_TIME_FORMAT } from './date-time-format.js';
 import { EXPECTED_KEYWORD } from './describe-value-error.js';
 import { errorBodySchema } from './error-body.js';
+import { retryStepsFields } from './retry-steps-fields.js';
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 
@@ -60,6 +61,7 @@ export const retryJobsBodySchema = Type.Object(
     ...commonFilters,
     finishedAfter: dateTime('Only jobs finished at or after this time.'),
     finishedBefore: dateTime('Only jobs finished before this time.'),
+    ...retryStepsFields,
   },
   { additionalProperties: false },
 );
@@ -98,8 +100,12 @@ const date = (text: string | undefined): Date | undefined =>
  * changes it.
  *
  * - `POST /jobs/retry` with `{ status: 'FAILED' | 'CANCELLED', kind?, queue?, finishedAfter?,
- *   finishedBefore?, limit? }`: those jobs that finished before the request become `PENDING`
- *   with fresh attempts, as `POST /jobs/:id/retry` does. Answers `200 { retried, isolated }`.
+ *   finishedBefore?, limit?, fromStep?, resetSteps? }`: those jobs that finished before the
+ *   request become `PENDING` with fresh attempts, as `POST /jobs/:id/retry` does. Their steps are
+ *   kept, or cleared in each page's statement: `resetSteps` clears all of each job's;
+ *   `fromStep` clears that step and the ones after it in each job that recorded it, and keeps
+ *   every step of a job that did not (it had not reached that step). Answers
+ *   `200 { retried, isolated }`.
  * - `POST /jobs/cancel` with `{ status?, kind?, queue?, createdAfter?, createdBefore?, limit? }`
  *   (`status`: one or a list of the statuses a job can be cancelled from; all of them when
  *   omitted, so `{}` cancels every unfinished job): those jobs that existed when the request came
@@ -138,6 +144,8 @@ export const jobBulkCommandRoutes: FastifyPluginAsyncTypebox<{ engine: EnginePor
         finishedAfter: date(body.finishedAfter),
         finishedBefore: date(body.finishedBefore),
         limit: body.limit,
+        fromStep: body.fromStep,
+        resetSteps: body.resetSteps,
       });
       return { retried: result.changed, isolated: result.isolated };
     },

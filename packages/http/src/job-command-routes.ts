@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { NudgeError } from '@nudge/core';
 import type { JobCommandResult } from '@nudge/store';
 import type { EnginePort } from './engine-port.js';
@@ -6,8 +7,16 @@ import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
 import { JobStateConflictError } from './job-state-conflict-error.js';
 import { jobViewSchema, toJobView, type JobView } from './job-view.js';
+import { optionalBody } from './optional-body.js';
+import { retryStepsFields } from './retry-steps-fields.js';
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
+
+/** Body of `POST /jobs/:id/retry`: optional; what becomes of the job's steps. */
+export const retryJobBodySchema = optionalBody(
+  Type.Object(retryStepsFields, { additionalProperties: false }),
+  'Optional: what becomes of the steps the job recorded. No body (or {}) keeps them all, so the job resumes where it failed.',
+);
 
 function answer(id: number, command: 'cancel' | 'retry', result: JobCommandResult): JobView {
   switch (result.outcome) {
@@ -37,7 +46,12 @@ function answer(id: number, command: 'cancel' | 'retry', result: JobCommandResul
  *   heartbeat on another; its late outcome changes nothing).
  * - `POST /jobs/:id/retry`: a `FAILED` or `CANCELLED` job becomes `PENDING` with fresh attempts
  *   (`WAITING` while one of its dependencies has not finished); `409 DEPENDENCY_FAILED` when it
- *   cancels on a failed dependency and one ended `FAILED` or `CANCELLED`.
+ *   cancels on a failed dependency and one ended `FAILED` or `CANCELLED`. Its recorded steps are
+ *   kept (it resumes where it failed) unless the optional body says `{ "fromStep": "<name>" }`
+ *   (that step and the ones recorded after it are cleared) or `{ "resetSteps": true }` (all are
+ *   cleared), in the retry's transaction; signals sent to it stay. Both at once is
+ *   `400 INVALID_REQUEST`; a `fromStep` the job never recorded is `400 STEP_NOT_FOUND` (after the
+ *   status check); nothing changes then.
  *
  * Both answer `200` with the job's view, `409 JOB_STATE_CONFLICT` (with the job's `status`) when
  * its status does not allow the command, or `404 JOB_NOT_FOUND`.
@@ -51,8 +65,10 @@ export const jobCommandRoutes: FastifyPluginAsyncTypebox<{ engine: EnginePort }>
     const id = Number(request.params.id);
     return answer(id, 'cancel', await engine.cancel(id));
   });
-  app.post('/jobs/:id/retry', { schema }, async (request) => {
+  app.post('/jobs/:id/retry', { schema: { ...schema, body: retryJobBodySchema } }, async (request) => {
     const id = Number(request.params.id);
-    return answer(id, 'retry', await engine.retry(id));
+    const body = request.body;
+    const steps = body === null ? undefined : { fromStep: body.fromStep, resetSteps: body.resetSteps };
+    return answer(id, 'retry', await engine.retry(id, steps));
   });
 };

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   JOB_FIELD_EXPECTED,
   JOB_STATUSES,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_KIND_LENGTH,
   NudgeError,
   QUEUE_NAME_PATTERN,
@@ -41,6 +42,14 @@ export const listJobsQuerySchema = Type.Object(
     ),
     queue: Type.Optional(
       Type.String({ pattern: QUEUE_NAME_PATTERN, [EXPECTED_KEYWORD]: QUEUE_NAME_EXPECTED }),
+    ),
+    concurrencyKey: Type.Optional(
+      characterString({
+        minLength: 1,
+        maxLength: MAX_CONCURRENCY_KEY_LENGTH,
+        [EXPECTED_KEYWORD]: JOB_FIELD_EXPECTED.concurrencyKey,
+        description: 'Only jobs enqueued with this concurrencyKey.',
+      }),
     ),
     limit: Type.Optional(
       Type.String({
@@ -93,7 +102,7 @@ const WITH_IDS = new Set(['ids', 'cursor', 'fields']);
 
 /**
  * `GET /jobs`: jobs newest first, at most `limit` (default 50, at most 100), filtered by `status`,
- * `kind` and `queue`, paged with `cursor` (keyset on the id, so pages stay stable while jobs are
+ * `kind`, `queue` and `concurrencyKey`, paged with `cursor` (keyset on the id, so pages stay stable while jobs are
  * added); or `GET /jobs?ids=4,8,15`: those jobs in one read (unknown ids are left out), for
  * clients that watch many jobs at once. `ids` combined with anything but `cursor` and `fields`
  * answers `400 INVALID_REQUEST`.
@@ -143,6 +152,7 @@ export const jobListRoute: FastifyPluginAsyncTypebox<{ store: Store }> = async (
             status: query.status,
             kind: query.kind,
             queue: query.queue,
+            concurrencyKey: query.concurrencyKey,
             beforeId: before,
             limit: count,
             columns: fields,

@@ -4,10 +4,12 @@ import { markJobInputChecked, NudgeError, TERMINAL_STATUSES, type Job } from '@n
 import type { Store } from '@nudge/store';
 import type { EnginePort } from './engine-port.js';
 import { enqueuerOf, mayRead } from './caller-access.js';
+import { startEnqueueTrace, traceEnqueue, withTraceContext } from './enqueue-tracing.js';
 import { createJobBodySchema, toEnqueueInput } from './create-job-body.js';
 import { dedupeHitViewSchema, toDedupeHitView } from './dedupe-hit-view.js';
 import { errorBodySchema } from './error-body.js';
 import { jobIdParamsSchema } from './job-id-params.js';
+import { toStepView, waitingFor } from './job-steps-view.js';
 import { jobViewJson, jobViewSchema, toJobView } from './job-view.js';
 import { unknownKindError } from './unknown-kind-error.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
@@ -18,6 +20,8 @@ export interface JobRoutesOptions {
   readonly engine: EnginePort;
   /** Counts the jobs created, when given. */
   readonly metrics?: NudgeMetrics;
+  /** Whether a tracer provider is registered: enqueues then get `send` spans. @defaultValue false */
+  readonly tracing?: boolean;
 }
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
@@ -41,11 +45,14 @@ const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
  *   match the kind's `schema` answers `400 PAYLOAD_INVALID` naming the JSON Pointer of the first
  *   value at fault (`/payload/to must be string (got 5)`). A refused request writes nothing.
  * - `GET /jobs/:id` answers `200` with the view, or `404 JOB_NOT_FOUND`. A job with dependencies
- *   also shows `blockedBy`: those of its `dependsOn` that have not finished.
+ *   also shows `blockedBy`: those of its `dependsOn` that have not finished. A job with durable
+ *   steps or signals (`hasSteps`) shows its `steps` (without their results), and a job that waits
+ *   shows `waitingFor`: a signal and its deadline, its unfinished dependencies, or the wake-up
+ *   time of its sleep (see `waitingFor`).
  */
 export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
   app,
-  { store, engine, metrics },
+  { store, engine, metrics, tracing = false },
 ) => {
   // The handler module's kinds are fixed for the engine's life: one lookup set, not an array
   // built and sorted per request.
@@ -64,9 +71,11 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
       // The body passed the job contract (shape, limits, storability), so the store need not walk
       // it again; the engine applies the kind's defaults and schema, whose messages name the
       // JSON Pointer in the body as well.
-      const job = await engine.enqueue(
-        markJobInputChecked(toEnqueueInput(request.body)),
-        enqueuerOf(request),
+      // The job carries the request's trace context (see startEnqueueTrace).
+      const traced = startEnqueueTrace(request, tracing, 1);
+      const input = withTraceContext(toEnqueueInput(request.body), traced);
+      const job = await traceEnqueue(traced, () =>
+        engine.enqueue(markJobInputChecked(input), enqueuerOf(request)),
       );
       metrics?.enqueued([job]);
       // An existing idempotency key: nothing was created, the existing job is the answer.
@@ -84,8 +93,19 @@ export const jobRoutes: FastifyPluginAsyncTypebox<JobRoutesOptions> = async (
       const job = await store.getJob(Number(request.params.id));
       if (!job) throw new NudgeError('JOB_NOT_FOUND', `no job has id ${request.params.id}`);
       void reply.serializer(jobViewJson);
-      if (job.dependsOn.length === 0) return toJobView(job);
-      return { ...toJobView(job), blockedBy: await blockedBy(store, job) };
+      if (job.dependsOn.length === 0 && !job.hasSteps && job.waitSignal === null) return toJobView(job);
+      // Only a job with dependencies or steps costs a read more, each.
+      const [blocked, read] = await Promise.all([
+        job.dependsOn.length === 0 ? undefined : blockedBy(store, job),
+        job.hasSteps ? store.jobSteps(job.id) : undefined,
+      ]);
+      const waiting = waitingFor(job, blocked, read?.steps);
+      return {
+        ...toJobView(job),
+        ...(blocked === undefined ? {} : { blockedBy: blocked }),
+        ...(read === undefined ? {} : { steps: read.steps.map(toStepView) }),
+        ...(waiting === undefined ? {} : { waitingFor: waiting }),
+      };
     },
   );
 };

@@ -32,6 +32,8 @@ const base: Job = {
   finishedAt: null,
   dependsOn: [],
   onDependencyFailure: null,
+  hasSteps: false,
+  waitSignal: null,
 };
 
 const jobs: Job[] = [

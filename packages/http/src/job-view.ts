@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATUSES, type Job } from '@nudge/core';
+import { stepViewSchema, waitingForSchema } from './job-steps-view.js';
 
 const timestamp = (description: string) => Type.String({ format: 'date-time', description });
 const nullableTimestamp = (description: string) => Type.Union([timestamp(description), Type.Null()]);
@@ -71,6 +72,13 @@ export const jobViewSchema = Type.Object(
           'GET /jobs/:id of a job with dependencies: the ids among dependsOn that have not finished yet (what keeps it WAITING).',
       }),
     ),
+    steps: Type.Optional(
+      Type.Array(stepViewSchema, {
+        description:
+          'GET /jobs/:id of a job with durable steps (ctx.step, ctx.sleep, ctx.waitForSignal) or signals: its steps, in the order first recorded.',
+      }),
+    ),
+    waitingFor: Type.Optional(waitingForSchema),
   },
   { additionalProperties: false },
 );

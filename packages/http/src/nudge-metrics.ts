@@ -3,9 +3,11 @@ import { JOB_STATUSES } from '@nudge/core';
 import type { Engine, EngineEvents } from '@nudge/engine';
 import { ISOLATED_WRITE_OPERATIONS, type EnqueuedJob, type Store } from '@nudge/store';
 import { DEFAULT_STATUS_COUNT_MAX_AGE_MS, JobStatusCounts } from './job-status-counts.js';
-import { registerEngineMetrics } from './engine-metrics.js';
+import { registerDurableStepMetrics } from './durable-step-metrics.js';
+import { registerEngineMetrics, type EngineMetricsContext } from './engine-metrics.js';
 import { KindQueueSeries, type KindQueueLabels } from './kind-queue-series.js';
 import { LABEL_RERANK_MS, LabelValues } from './label-values.js';
+import { registerQueueLimitMetrics } from './queue-limit-metrics.js';
 import { RecordedQueuePins } from './recorded-queue-pins.js';
 
 /**
@@ -146,6 +148,8 @@ export class NudgeMetrics {
         labels.queues,
         options.statusCountMaxAgeMs ?? DEFAULT_STATUS_COUNT_MAX_AGE_MS,
       );
+    const pins = this.#recordedQueues;
+    if (pins) registerQueueLimitMetrics(this.registry, () => pins.states);
     new Gauge({
       name: 'nudge_jobs',
       help: 'Jobs by status, from one GROUP BY query reused for up to statusCountMaxAgeMs (15 s).',
@@ -159,13 +163,15 @@ export class NudgeMetrics {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     const { engine } = options;
     if (engine) {
-      registerEngineMetrics({
+      const context: EngineMetricsContext = {
         registry: this.registry,
         engine,
         labels,
         counter,
         on: (name, listener) => this.#on(engine, name, listener),
-      });
+      };
+      registerEngineMetrics(context);
+      registerDurableStepMetrics(context);
     }
   }
 

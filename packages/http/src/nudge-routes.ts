@@ -6,7 +6,10 @@ import { healthRoutes } from './health-routes.js';
 import { operatorRoutes } from './operator-routes.js';
 import { jobBatchRoute } from './job-batch-route.js';
 import { jobCommandRoutes } from './job-command-routes.js';
+import { jobSignalRoute } from './job-signal-route.js';
+import { jobLogsRoute } from './job-logs-route.js';
 import { jobBulkCommandRoutes } from './job-bulk-command-routes.js';
+import { jobDependentsRoute } from './job-dependents-route.js';
 import { jobListRoute } from './job-list-route.js';
 import { queueRoutes } from './queue-routes.js';
 import { jobRoutes } from './job-routes.js';
@@ -38,11 +41,17 @@ export interface NudgeRoutesOptions {
    * there is no `/metrics` route.
    */
   readonly metrics?: NudgeMetrics;
+  /**
+   * Whether an OpenTelemetry tracer provider is registered (the server started an SDK): each
+   * enqueue then gets a `send` span, whose context its jobs carry. Without it, a job carries the
+   * request's incoming `traceparent` header, if any. @defaultValue false
+   */
+  readonly tracing?: boolean;
 }
 
 /**
  * The Fastify plugin with every nudge route: `POST /jobs`, `POST /jobs/batch`, `GET /jobs`,
- * `GET /jobs/:id`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `POST /jobs/cancel`,
+ * `GET /jobs/:id`, `GET /jobs/:id/logs`, `GET /jobs/:id/dependents`, `POST /jobs/:id/cancel`, `POST /jobs/:id/retry`, `POST /jobs/:id/signals`, `POST /jobs/cancel`,
  * `POST /jobs/retry`, `GET /queues`,
  * `POST /queues/:name/pause`, `POST /queues/:name/resume`, `GET /activity`, `GET /instances`,
  * `GET /stats`, `POST /nudge`, `GET /metrics` (given `metrics`), `GET /healthz`, `GET /readyz`. It registers no `onClose` hook;
@@ -53,12 +62,15 @@ export interface NudgeRoutesOptions {
  */
 export const nudgeRoutes: FastifyPluginAsyncTypebox<NudgeRoutesOptions> = async (
   app,
-  { store, engine, metrics, instanceLiveWithinMs = DEFAULT_INSTANCE_LIVE_WITHIN_MS },
+  { store, engine, metrics, instanceLiveWithinMs = DEFAULT_INSTANCE_LIVE_WITHIN_MS, tracing = false },
 ) => {
-  await app.register(jobRoutes, { store, engine, metrics });
-  await app.register(jobBatchRoute, { engine, metrics });
+  await app.register(jobRoutes, { store, engine, metrics, tracing });
+  await app.register(jobBatchRoute, { engine, metrics, tracing });
   await app.register(jobListRoute, { store });
+  await app.register(jobDependentsRoute, { store });
   await app.register(jobCommandRoutes, { engine });
+  await app.register(jobSignalRoute, { store, engine });
+  await app.register(jobLogsRoute, { store });
   await app.register(jobBulkCommandRoutes, { engine });
   await app.register(activityRoute, { store });
   await app.register(queueRoutes, { store, requestClaim: () => engine.requestClaim() });

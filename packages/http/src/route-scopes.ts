@@ -7,12 +7,17 @@ export type RouteAccess = ApiScope | 'public';
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['GET /healthz', 'GET /readyz']);
 
 /** `POST` routes a producer calls: the `enqueue` scope. */
-const ENQUEUE_ROUTES: ReadonlySet<string> = new Set(['POST /jobs', 'POST /jobs/batch', 'POST /nudge']);
+const ENQUEUE_ROUTES: ReadonlySet<string> = new Set([
+  'POST /jobs',
+  'POST /jobs/batch',
+  'POST /jobs/:id/signals',
+  'POST /nudge',
+]);
 
 /**
  * The access a route needs, from its method and its URL pattern (`/jobs/:id`, not the path sent):
- * `public` for `GET /healthz` and `GET /readyz`; `enqueue` for `POST /jobs`, `POST /jobs/batch` and
- * `POST /nudge`; `read` for every `GET` and `HEAD` (`/jobs`, `/jobs/:id`, `/queues`, `/metrics`,
+ * `public` for `GET /healthz` and `GET /readyz`; `enqueue` for `POST /jobs`, `POST /jobs/batch`,
+ * `POST /jobs/:id/signals` (a producer's signal) and `POST /nudge`; `read` for every `GET` and `HEAD` (`/jobs`, `/jobs/:id`, `/queues`, `/metrics`,
  * `/docs`…); `admin` for everything else (cancel and retry, of one job or in bulk, queue pause and resume, and any route
  * added later, until it is listed here). A request that matches no route (`url` undefined) needs
  * `read`, so that the list of routes in a `404` is not shown to anyone without a key.

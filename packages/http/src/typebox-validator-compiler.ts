@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { NudgeError } from '@nudge/core';
 import { describeValueError } from './describe-value-error.js';
 
@@ -45,12 +45,21 @@ export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schem
     const refused = custom?.(value);
     if (refused) return { error: refused };
     if (check.Check(value)) return { value };
-    const problems = new Map<string, string>();
-    for (const error of check.Errors(value)) {
-      if (!problems.has(error.path))
-        problems.set(error.path, `${location(part, error.path)} ${describeValueError(error)}`);
-      if (problems.size === MAX_PROBLEMS) break;
-    }
-    return { error: new NudgeError('INVALID_REQUEST', [...problems.values()].join('; ')) };
+    return { error: refusalOf(check, value, part) };
   };
 };
+
+/**
+ * The `INVALID_REQUEST` error for a `value` of request part `part` (`body`, `querystring`, …)
+ * that `check` refuses: each offending field (its first problem only, at most five fields) and
+ * what to fix, as {@link typeboxValidatorCompiler} words it.
+ */
+export function refusalOf(check: TypeCheck<TSchema>, value: unknown, part: string): NudgeError {
+  const problems = new Map<string, string>();
+  for (const error of check.Errors(value)) {
+    if (!problems.has(error.path))
+      problems.set(error.path, `${location(part, error.path)} ${describeValueError(error)}`);
+    if (problems.size === MAX_PROBLEMS) break;
+  }
+  return new NudgeError('INVALID_REQUEST', [...problems.values()].join('; '));
+}

@@ -23,6 +23,73 @@ CREATE TABLE nudge_job_dependencies (
   PRIMARY KEY (depends_on_id, job_id)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE nudge_job_log_counts (
+  job_id  INTEGER PRIMARY KEY,
+  lines   INTEGER NOT NULL DEFAULT 0 CHECK (lines >= 0),
+  bytes   INTEGER NOT NULL DEFAULT 0 CHECK (bytes >= 0),
+  dropped INTEGER NOT NULL DEFAULT 0 CHECK (dropped >= 0)
+) STRICT;
+
+CREATE TABLE nudge_job_logs (
+  job_id  INTEGER NOT NULL,
+  seq     INTEGER NOT NULL CHECK (seq >= 1),
+  attempt INTEGER NOT NULL,
+  level   TEXT    NOT NULL CHECK (level IN ('debug', 'info', 'warn', 'error')),
+  message TEXT    NOT NULL,
+  fields  TEXT    CHECK (fields IS NULL OR (json_valid(fields) AND json_type(fields) = 'object')),
+  at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (job_id, seq)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE nudge_job_signals (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id     INTEGER NOT NULL,
+  name       TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+  payload    TEXT    CHECK (payload IS NULL OR json_valid(payload)),
+  -- The sender's id for the signal: a second send with the same id is the first one.
+  signal_id  TEXT    CHECK (length(signal_id) BETWEEN 1 AND 200),
+  created_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (job_id, signal_id)
+) STRICT;
+
+CREATE TRIGGER nudge_job_signal_sent
+  AFTER INSERT ON nudge_job_signals
+  FOR EACH ROW
+BEGIN
+  SELECT RAISE(ABORT, 'a signal needs an unfinished job: this job does not exist')
+   WHERE NOT EXISTS (SELECT 1 FROM nudge_jobs WHERE id = NEW.job_id);
+  SELECT RAISE(ABORT, 'a signal can no longer reach this job: it has finished')
+   WHERE (SELECT status FROM nudge_jobs WHERE id = NEW.job_id) IN ('SUCCEEDED', 'FAILED', 'CANCELLED');
+  UPDATE nudge_jobs
+     SET has_steps = 1,
+         status = CASE WHEN status = 'WAITING' AND wait_signal = NEW.name THEN 'PENDING' ELSE status END,
+         run_at = CASE WHEN status = 'WAITING' AND wait_signal = NEW.name
+                       THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ELSE run_at END,
+         wait_signal = CASE WHEN status = 'WAITING' AND wait_signal = NEW.name THEN NULL ELSE wait_signal END
+   WHERE id = NEW.job_id;
+END;
+
+CREATE INDEX nudge_job_signals_by_name ON nudge_job_signals (job_id, name, id);
+
+CREATE TABLE nudge_job_steps (
+  job_id     INTEGER NOT NULL,
+  name       TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+  -- Order of first record within the job: what a retry's fromStep clears from.
+  position   INTEGER NOT NULL,
+  type       TEXT    NOT NULL CHECK (type IN ('step', 'sleep', 'signal')),
+  status     TEXT    NOT NULL
+             CHECK (status IN ('SUCCEEDED', 'FAILED', 'SLEEPING', 'WAITING', 'TIMED_OUT')),
+  -- The attempt that last wrote the row.
+  attempt    INTEGER NOT NULL,
+  result     TEXT    CHECK (result IS NULL OR json_valid(result)),
+  error      TEXT,
+  started_at TEXT    NOT NULL,
+  ended_at   TEXT,
+  -- A sleep's wake-up time, a signal wait's deadline (NULL: none).
+  wake_at    TEXT,
+  PRIMARY KEY (job_id, name)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE "nudge_jobs" (
   id                    INTEGER PRIMARY KEY AUTOINCREMENT,
   kind                  TEXT    NOT NULL CHECK (length(kind) > 0),
@@ -49,7 +116,7 @@ CREATE TABLE "nudge_jobs" (
   depends_on            TEXT CHECK (depends_on IS NULL OR json_valid(depends_on)),
   on_dependency_failure TEXT CHECK (on_dependency_failure IN ('cancel', 'run')),
   has_dependents        INTEGER NOT NULL DEFAULT 0 CHECK (has_dependents IN (0, 1))
-, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0), throttle_key TEXT, debounce_key TEXT, enqueued_by TEXT) STRICT;
+, concurrency_key TEXT CHECK (concurrency_key IS NULL OR length(concurrency_key) > 0), throttle_key TEXT, debounce_key TEXT, enqueued_by TEXT, has_steps INTEGER NOT NULL DEFAULT 0 CHECK (has_steps IN (0, 1)), wait_signal TEXT, trace_context TEXT) STRICT;
 
 CREATE INDEX nudge_jobs_claimable ON nudge_jobs (priority, run_at, id) WHERE status = 'PENDING';
 
@@ -59,7 +126,7 @@ BEGIN
 END;
 
 CREATE UNIQUE INDEX nudge_jobs_debounce ON nudge_jobs (kind, debounce_key)
-  WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0;
+  WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0 AND started_at IS NULL;
 
 CREATE TRIGGER nudge_jobs_dependency_deleted
   AFTER DELETE ON nudge_jobs
@@ -195,6 +262,14 @@ CREATE INDEX nudge_jobs_kind_claimable ON nudge_jobs (kind, run_at) WHERE status
 
 CREATE INDEX nudge_jobs_leases ON nudge_jobs (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
 
+CREATE TRIGGER nudge_jobs_logs_deleted
+  AFTER DELETE ON nudge_jobs
+  FOR EACH ROW
+BEGIN
+  DELETE FROM nudge_job_logs WHERE job_id = OLD.id;
+  DELETE FROM nudge_job_log_counts WHERE job_id = OLD.id;
+END;
+
 CREATE INDEX nudge_jobs_queue_claimable ON nudge_jobs (queue, priority, run_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX nudge_jobs_running ON nudge_jobs (queue, concurrency_key) WHERE status = 'RUNNING';
@@ -207,6 +282,17 @@ BEGIN
 END;
 
 CREATE INDEX nudge_jobs_scheduled ON nudge_jobs (run_at) WHERE status = 'SCHEDULED';
+
+CREATE INDEX nudge_jobs_signal_deadlines ON nudge_jobs (run_at)
+  WHERE status = 'WAITING' AND wait_signal IS NOT NULL;
+
+CREATE TRIGGER nudge_jobs_steps_deleted
+  AFTER DELETE ON nudge_jobs
+  FOR EACH ROW WHEN OLD.has_steps
+BEGIN
+  DELETE FROM nudge_job_steps WHERE job_id = OLD.id;
+  DELETE FROM nudge_job_signals WHERE job_id = OLD.id;
+END;
 
 CREATE INDEX nudge_jobs_unfinished ON nudge_jobs (id) WHERE finished_at IS NULL;
 

@@ -1,4 +1,5 @@
 import type { JobStatus } from '@nudge/core';
+import type { RetrySteps } from './retry-steps.js';
 
 // The inputs and results of the bulk commands (see store.ts).
 
@@ -8,8 +9,13 @@ import type { JobStatus } from '@nudge/core';
  */
 export const BULK_PAGE_SIZE = 1000;
 
-/** Which finished jobs {@link Store.retryJobs} moves back to `PENDING`. */
-export interface RetryJobsFilter {
+/**
+ * Which finished jobs {@link Store.retryJobs} moves back to `PENDING`, and what it does with their
+ * steps ({@link RetrySteps}): `fromStep` clears that step and the ones after it in each job that
+ * recorded a step of that name, and keeps every step of a job that did not (it failed before
+ * reaching that step, so it runs it afresh anyway); `resetSteps` clears every step of each job.
+ */
+export interface RetryJobsFilter extends RetrySteps {
   /** `FAILED` or `CANCELLED`. */
   readonly status: JobStatus;
   readonly kind?: string;

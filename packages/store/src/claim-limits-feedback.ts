@@ -11,6 +11,7 @@ export type RateRow = [string, number, number, number, number | null];
  * limited queues whose limits held back due jobs, and, when some rate window is now full, how
  * long until it lets the next job start: the oldest start in the window leaves it `intervalMs`
  * after it happened (a claim that filled an empty window leaves it a whole interval later).
+ * `rateWindows` gives that wait per rate-limited queue (0 for a window with room), at `nowMs`.
  */
 export function limitsFeedback(
   held: readonly string[],
@@ -19,11 +20,15 @@ export function limitsFeedback(
   nowMs: number,
 ): LimitedClaim {
   let retryInMs: number | undefined;
+  const rateWindows: Record<string, number> = {};
   for (const [name, limit, intervalMs, started, oldest] of rates) {
     const startedNow = jobs.filter((job) => job.queue === name).length;
+    rateWindows[name] = 0;
     if (started + startedNow < limit) continue;
     const wait = Math.max(1, Math.ceil((oldest ?? nowMs) + intervalMs - nowMs));
+    rateWindows[name] = wait;
     retryInMs = retryInMs === undefined ? wait : Math.min(retryInMs, wait);
   }
-  return retryInMs === undefined ? { queues: held } : { queues: held, retryInMs };
+  const windows = rates.length === 0 ? {} : { rateWindows, nowMs };
+  return retryInMs === undefined ? { queues: held, ...windows } : { queues: held, retryInMs, ...windows };
 }

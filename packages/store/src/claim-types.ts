@@ -85,6 +85,14 @@ export interface LimitedClaim {
    * clock; claim again then. Absent when no rate window is full.
    */
   readonly retryInMs?: number;
+  /**
+   * Each rate-limited queue the claim saw, by name: ms until its window lets the next job start
+   * (by the database clock, after this claim's own starts), `0` when it has room now. Absent
+   * when the claim saw no rate-limited queue.
+   */
+  readonly rateWindows?: Readonly<Record<string, number>>;
+  /** The claim's time by the database clock, in epoch ms (what `rateWindows` counts from). */
+  readonly nowMs?: number;
 }
 
 /**
@@ -105,6 +113,13 @@ export interface ClaimedJob extends JobLease {
    * measure it; `0` for a job inserted already claimed.
    */
   readonly waitMs?: number;
+  /**
+   * On the first attempt of a job with dependencies: how long it waited on them, in ms, by the
+   * database clock, from becoming due (`run_at`) to the finish of its last dependency, which
+   * released it (0 when they had finished before it was due). Absent otherwise, and when a
+   * dependency was deleted by retention before the claim.
+   */
+  readonly dependencyWaitMs?: number;
   /** The ids the job depended on (`dependsOn`); absent for a job without dependencies. */
   readonly dependsOn?: readonly number[];
   /**
@@ -112,4 +127,14 @@ export interface ClaimedJob extends JobLease {
    * (a dependency deleted by retention is absent), what the handler reads as `ctx.dependencies`.
    */
   readonly dependenciesJson?: string;
+  /**
+   * For a job that has step rows or signals (`has_steps`): JSON text of its `ClaimedSteps`, read
+   * by the claim's own statement. Absent for every other job.
+   */
+  readonly stepsJson?: string;
+  /**
+   * The trace context the job was enqueued in (the `trace_context` column: JSON text of
+   * `{ traceparent, tracestate? }`). Absent for a job enqueued outside any trace.
+   */
+  readonly traceContext?: string;
 }

@@ -15,7 +15,8 @@ export type IsolatedWriteOperation =
   | 'cancel'
   | 'retry'
   | 'retention'
-  | 'unhandled-kinds';
+  | 'unhandled-kinds'
+  | 'logs';
 
 /** Every {@link IsolatedWriteOperation}, in a fixed order (for metrics that list them all). */
 export const ISOLATED_WRITE_OPERATIONS: readonly IsolatedWriteOperation[] = [
@@ -30,6 +31,7 @@ export const ISOLATED_WRITE_OPERATIONS: readonly IsolatedWriteOperation[] = [
   'retry',
   'retention',
   'unhandled-kinds',
+  'logs',
 ];
 
 /**

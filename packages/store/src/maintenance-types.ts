@@ -58,7 +58,13 @@ export interface PromoteResult {
    */
   readonly isolated: number;
   /**
-   * Time until the next `SCHEDULED` row comes due, in ms from the database's now (0 or more), or
+   * `WAITING` rows whose signal wait passed its deadline with no signal of that name: made
+   * `PENDING`, their wait's step row marked `TIMED_OUT` (the wait returns `null`). Absent when
+   * none timed out.
+   */
+  readonly timedOut?: number;
+  /**
+   * Time until the next `SCHEDULED` row (or signal wait's deadline) comes due, in ms from the database's now (0 or more), or
    * `null` when none is scheduled.
    */
   readonly nextDueInMs: number | null;

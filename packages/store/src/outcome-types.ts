@@ -17,6 +17,8 @@ export interface FollowUpInput extends JobOptions {
   readonly kind: string;
   /** The payload as JSON text. @defaultValue `'{}'` */
   readonly payloadJson?: string;
+  /** The trace context it is enqueued in (`trace_context`, see `EnqueueInput`). @defaultValue none */
+  readonly traceContext?: string;
 }
 
 /** A successful attempt to record. */

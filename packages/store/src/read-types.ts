@@ -9,6 +9,11 @@ export interface ListJobsQuery {
   readonly status?: JobStatus;
   readonly kind?: string;
   readonly queue?: string;
+  /**
+   * Only jobs with this `concurrencyKey`. Like `kind` and `queue`, read along the primary key
+   * newest first until `limit` match: no index of its own, which every write would pay for.
+   */
+  readonly concurrencyKey?: string;
   /** Only ids below this one: the last id of the previous page. */
   readonly beforeId?: number;
   /** Most jobs returned. */
@@ -19,6 +24,16 @@ export interface ListJobsQuery {
    * @defaultValue `{ payload: true, result: true }`
    */
   readonly columns?: { readonly payload: boolean; readonly result: boolean };
+}
+
+/** What {@link Store.listDependents} selects. */
+export interface ListDependentsQuery {
+  /** The dependency: its dependents are listed. */
+  readonly id: number;
+  /** Only dependents with a higher id: the last id of the previous page. */
+  readonly afterId?: number;
+  /** Most jobs returned. */
+  readonly limit: number;
 }
 
 /**
@@ -46,6 +61,18 @@ export interface DependencyOutcome {
   readonly status: JobStatus;
   /** The handler's return value (`null` unless `SUCCEEDED`, and when results were not asked for). */
   readonly result: JsonValue | null;
+  /** With `times`: when the job was last due (`run_at`), by the database clock. */
+  readonly runAt?: Date;
+  /** With `times`: when the job finished (`finished_at`), by the database clock; `null` if it has not. */
+  readonly finishedAt?: Date | null;
+}
+
+/** Options of {@link Store.dependencyOutcomes}. */
+export interface DependencyOutcomeOptions {
+  /** Read each job's result too. */
+  readonly results: boolean;
+  /** Read each job's `runAt` and `finishedAt` too. @defaultValue false */
+  readonly times?: boolean;
 }
 
 /**

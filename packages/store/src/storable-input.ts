@@ -23,13 +23,13 @@ export function assertStorableInput(input: EnqueueInput, pointer = ''): void {
 }
 
 /**
- * Refuses a list filter no stored job can match and PostgreSQL cannot even compare: a `kind` or
- * `queue` with U+0000 or a lone surrogate. Both stores call it, so both answer alike.
+ * Refuses a list filter no stored job can match and PostgreSQL cannot even compare: a `kind`,
+ * `queue` or `concurrencyKey` with U+0000 or a lone surrogate. Both stores call it, so both answer alike.
  *
  * @throws NudgeError `INVALID_REQUEST`, naming the filter and what to fix
  */
 export function assertStorableFilter(query: ListJobsQuery): void {
-  for (const name of ['kind', 'queue'] as const) {
+  for (const name of ['kind', 'queue', 'concurrencyKey'] as const) {
     const value = query[name];
     const problem = value === undefined ? undefined : unstorableText(value);
     if (problem)

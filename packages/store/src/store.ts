@@ -1,5 +1,5 @@
 import type { Enqueuer, Job, JobStatus } from '@nudge/core';
-import type { DependencyOutcome } from './read-types.js';
+import type { DependencyOutcome, DependencyOutcomeOptions } from './read-types.js';
 import type { EnqueueInput, EnqueuedJob, SelfClaimInput } from './enqueue-types.js';
 import type { NewJobsHandlers, NewJobsListener, JobLease, ClaimInput, ClaimedJob } from './claim-types.js';
 import type { CompleteInput, ProgressInput, FailInput, FailOutcome } from './outcome-types.js';
@@ -15,6 +15,7 @@ import type {
 import type {
   ActivityBucket,
   ActivityQuery,
+  ListDependentsQuery,
   ListJobsQuery,
   ListQueuesQuery,
   JobCommandResult,
@@ -27,6 +28,16 @@ import type { StatsInput, StoreStats } from './stats-types.js';
 import type { FinishedKind, PruneInput } from './retention-types.js';
 import type { ScheduleAdvance, ScheduleRegistration, ScheduleState } from './schedule-types.js';
 import type { IsolatedWriteListener } from './isolated-writes.js';
+import type {
+  JobStepsRead,
+  SentSignal,
+  SignalInput,
+  StepRecordInput,
+  SuspendInput,
+  SuspendOutcome,
+} from './step-types.js';
+import type { RetrySteps } from './retry-steps.js';
+import type { JobLogAppend, JobLogAppended, JobLogCaps, JobLogPage, JobLogQuery } from './log-types.js';
 
 export type * from './enqueue-types.js';
 export type * from './claim-types.js';
@@ -38,9 +49,13 @@ export type * from './instance-types.js';
 export type * from './stats-types.js';
 export type * from './retention-types.js';
 export type * from './schedule-types.js';
+export type * from './step-types.js';
+export type * from './log-types.js';
+export type { RetrySteps } from './retry-steps.js';
 export {
   ISOLATED_RETRY_DELAY_MS,
   ISOLATED_WRITE_OPERATIONS,
+  isRowWriteError,
   type IsolatedWrite,
   type IsolatedWriteListener,
   type IsolatedWriteOperation,
@@ -153,13 +168,22 @@ export interface Store {
    */
   listJobs(query: ListJobsQuery): Promise<Job[]>;
   /**
+   * The jobs whose `dependsOn` names job `id` (its dependents), oldest first, at most `limit`,
+   * after `afterId` when given (the last id of the previous page); read without `payload` and
+   * `result` (`null`). Whatever their status, and whether or not job `id` still exists. A
+   * dependent always has a higher id than its dependencies (it names existing jobs, or earlier
+   * jobs of its batch), so the read scans the primary key from `id` up: cheap for recent jobs.
+   */
+  listDependents(query: ListDependentsQuery): Promise<Job[]>;
+  /**
    * The status of each job of `ids` that exists, and with `results` its result, keyed by id: what a
-   * handler reads as `ctx.dependencies`, and what `GET /jobs/:id` names in `blockedBy`. A job
+   * handler reads as `ctx.dependencies`, and what `GET /jobs/:id` names in `blockedBy`; with
+   * `times`, its due and finish times too (what a claim measures the dependency wait with). A job
    * deleted by retention (it had finished) is absent.
    */
   dependencyOutcomes(
     ids: readonly number[],
-    options: { readonly results: boolean },
+    options: DependencyOutcomeOptions,
   ): Promise<Map<number, DependencyOutcome>>;
   /** Number of jobs in each status (every status present, zero included). */
   countByStatus(): Promise<Record<JobStatus, number>>;
@@ -171,19 +195,31 @@ export interface Store {
   activity(query: ActivityQuery): Promise<ActivityBucket[]>;
 
   /**
-   * Cancels a `SCHEDULED`, `PENDING` or `RUNNING` job: `CANCELLED`, finished now, `version`
-   * bumped and lease cleared, so a running attempt's late outcome changes nothing and its
-   * heartbeat finds the lease gone. Any other status is a `conflict`.
+   * Cancels a `WAITING`, `SCHEDULED`, `PENDING` or `RUNNING` job: `CANCELLED`, finished now,
+   * `version` bumped, lease and `wait_signal` cleared, so a running attempt's late outcome changes
+   * nothing and its heartbeat finds the lease gone, and a job that waited for a signal no longer
+   * does (a signal sent to it now is refused: it has finished). Its steps and signals are kept,
+   * for a retry to resume from. Any other status is a `conflict`.
    */
   cancelJob(id: number, now?: Date): Promise<JobCommandResult>;
   /**
    * Retries a `FAILED` or `CANCELLED` job: `PENDING`, due now, with fresh attempts (0), `version`
-   * bumped, result and progress cleared; the attempt-error history is kept. Any other status is
-   * a `conflict`. A job with dependencies waits for them again: `WAITING` while one has not
-   * finished (released as at its enqueue); `blocked` (unchanged) when it cancels on a failed
-   * dependency and one ended `FAILED` or `CANCELLED`, or no longer exists.
+   * bumped, result and progress cleared, `wait_signal` cleared; the attempt-error history is
+   * kept. Any other status is a `conflict`. A job with dependencies waits for them again:
+   * `WAITING` while one has not finished (released as at its enqueue); `blocked` (unchanged) when
+   * it cancels on a failed dependency and one ended `FAILED` or `CANCELLED`, or no longer exists.
+   *
+   * The job's recorded steps are kept unless `steps` says otherwise ({@link RetrySteps}:
+   * `fromStep` clears that step and every step recorded after it, `resetSteps` clears them all);
+   * the steps are cleared in the retry's own transaction, and only when the retry is applied (a
+   * `conflict` or `blocked` retry clears nothing). Signals sent to the job are kept.
+   * @param now - the test clock; omit it for the database's
+   * @throws NudgeError `INVALID_REQUEST` for `fromStep` with `resetSteps`, or a `fromStep` that is
+   *   not 1 to 200 characters, before any row is read; `STEP_NOT_FOUND` when `fromStep` names no
+   *   step of a job that would otherwise be retried (checked after `not-found` and `conflict`,
+   *   before `blocked`). Nothing is changed then.
    */
-  retryJob(id: number, now?: Date): Promise<JobCommandResult>;
+  retryJob(id: number, now?: Date, steps?: RetrySteps): Promise<JobCommandResult>;
   /**
    * Retries every job that {@link retryJob} would, of `filter.status` (`FAILED` or `CANCELLED`)
    * and the other filters, that finished before the call started (a job that finishes while it
@@ -193,8 +229,14 @@ export interface Store {
    * {@link retryJob} does, except that a dependency this call retries too (it matches the filter,
    * whichever page it is in) counts as not finished: its dependent waits for it. A row
    * {@link retryJob} would refuse as `blocked` is left alone and not counted.
+   *
+   * Steps are cleared as `filter`'s {@link RetrySteps} say, in each page's own statement or
+   * transaction, for the jobs it retries: `resetSteps` clears every step of each; `fromStep`
+   * clears that step and the ones after it in each job that recorded a step of that name, and
+   * keeps all the steps of a job that did not (unlike {@link retryJob}, which refuses it).
    * @throws NudgeError `INVALID_REQUEST` for a status that cannot be retried, a limit that is not
-   * a whole number ≥ 1 or an invalid date, before any row is read
+   * a whole number ≥ 1, an invalid date, or `fromStep` with `resetSteps` (or a `fromStep` not 1 to
+   * 200 characters), before any row is read
    */
   retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult>;
   /**
@@ -261,6 +303,63 @@ export interface Store {
    * @returns the leases released
    */
   release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]>;
+  /**
+   * Records a finished or failed `ctx.step` (or a signal wait that ended by its deadline on the
+   * thread) for a running attempt, in one statement: the step row is inserted, or replaces the
+   * row of that name (a step that failed in an earlier attempt), and the job is marked
+   * `has_steps`. Times come from the database clock (the start is now minus `durationMs`).
+   * @returns true when written; false when the lease was lost (the row is not `RUNNING` with that
+   *   version), and nothing was written
+   */
+  recordStep(input: StepRecordInput, now?: Date): Promise<boolean>;
+  /**
+   * Ends a running attempt uncharged to sleep or wait for a signal (see {@link SuspendInput}): in
+   * one transaction, the step row of the sleep or wait is written unless it exists, and the job
+   * is `SCHEDULED` until the wake-up time, or `WAITING` for the signal until its deadline
+   * (`wait_signal` set, `run_at` the deadline) — `PENDING` at once when the time has passed or a
+   * signal of that name was sent, by then or concurrently (the row is locked before the signals
+   * are read; a signal's insert locks it too).
+   * @returns the status the job was left in; `undefined` when the lease was lost (nothing written)
+   */
+  suspend(input: SuspendInput, now?: Date): Promise<SuspendOutcome | undefined>;
+  /**
+   * Sends a signal to a job: inserts it, and a job `WAITING` for that name becomes `PENDING` in
+   * the same transaction (the insert's trigger, which plain SQL inserts fire too). With
+   * `signalId`, a repeat returns the signal first sent with it (`created: false`) and changes
+   * nothing.
+   * @throws NudgeError `JOB_NOT_FOUND` when no job has the id; `JOB_STATE_CONFLICT` when the job
+   *   has finished (`SUCCEEDED`, `FAILED` or `CANCELLED`); `INVALID_REQUEST` for a name or
+   *   `signalId` outside 1 to 200 characters; `PAYLOAD_TOO_DEEP` or `PAYLOAD_UNSTORABLE` for a
+   *   payload no dialect stores alike. Nothing is written.
+   */
+  sendSignal(input: SignalInput): Promise<SentSignal>;
+  /**
+   * The steps of job `jobId` in the order they were first recorded (a step's result, a failed
+   * step's error, a sleep's wake-up time, a signal wait's deadline), and the signals sent to it,
+   * oldest first; both read from one snapshot. A job without steps or signals (`has_steps`
+   * false), or no job at all, has empty lists: call it for a job read with `hasSteps` only.
+   */
+  jobSteps(jobId: number): Promise<JobStepsRead>;
+  /**
+   * Appends attempts' log lines (`ctx.log`) to their jobs' logs: each append only while its job
+   * still has the attempt's version (a lost attempt's late lines are refused; the attempt's own
+   * outcome does not move the version, so lines that come just after it still land). Under the
+   * lock of the job's counters, lines are kept in order while the job stays within both `caps`;
+   * the first line that would pass one, and every later line of the job, is dropped and counted
+   * (so caps hold against any number of concurrent appends). PostgreSQL writes a part of the
+   * batch in one transaction (the counters locked in one statement, the lines and counters
+   * written in one more); SQLite in one `IMMEDIATE` transaction. A job whose append the
+   * database refuses for its own reason is left out and reported (see the interface's summary);
+   * its job is not touched.
+   * @returns what each append that was not refused stored and dropped
+   */
+  appendJobLogs(appends: readonly JobLogAppend[], caps: JobLogCaps): Promise<JobLogAppended[]>;
+  /**
+   * A page of job `jobId`'s log: lines with `seq` over `after`, oldest first, at most `limit`,
+   * with the job's counters, read from one snapshot.
+   * @returns `undefined` when no job has the id
+   */
+  readJobLogs(query: JobLogQuery): Promise<JobLogPage | undefined>;
   /**
    * Recovers `RUNNING` rows whose lease expired: back to waiting after a backoff delay, or to
    * `FAILED` when their attempts are used up; `version` is bumped either way. Each appends to

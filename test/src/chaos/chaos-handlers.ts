@@ -78,3 +78,6 @@ export const gated = {
       if (ms > 0) await sleep(ms, undefined, { signal: ctx.signal });
     }),
 } as const;
+
+/** Five durable steps, two sleeps and a signal wait (scenario 19). */
+export { durableFlow } from './durable-handlers.js';

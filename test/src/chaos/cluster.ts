@@ -82,9 +82,13 @@ export class ChaosCluster {
     return tagged.toString();
   }
 
-  /** Starts (or restarts) instance `name`; resolves once it listens. */
-  async start(name: string, env: Record<string, string> = {}): Promise<Instance> {
+  /**
+   * Starts (or restarts) instance `name`; resolves once it listens (within `listenTimeoutMs`,
+   * default the harness's 30 s).
+   */
+  async start(name: string, env: Record<string, string> = {}, listenTimeoutMs?: number): Promise<Instance> {
     const server = await spawnServer({
+      ...(listenTimeoutMs === undefined ? {} : { listenTimeoutMs }),
       env: {
         DATABASE_URL: this.databaseUrl(name),
         NUDGE_HANDLERS: CHAOS_HANDLERS,

@@ -1,5 +1,6 @@
 // Runs every SQL block the README and the guides offer operators and producers (watching the
-// queue in docs/guides/operations.md, the idempotent insert in docs/guides/producers.md), on each
+// queue in docs/guides/operations.md, the idempotent insert in docs/guides/producers.md, the
+// signal insert of the README), on each
 // dialect the block names, against a table of known jobs, and checks every figure each query
 // returns: the documented queries must work as printed and say what they claim.
 import { describe, it } from 'node:test';
@@ -25,8 +26,9 @@ const BLOCKS = [...DOCS.matchAll(/```sql\n(-- ([a-z, ]+)\n[\s\S]*?)```/g)].map((
 }));
 
 /** What a documented block is for, told by its text; each purpose has its own check below. */
-function purposeOf(sql: string): 'idempotent insert' | 'counts' | 'timings' | 'failed' {
+function purposeOf(sql: string): 'idempotent insert' | 'signal insert' | 'counts' | 'timings' | 'failed' {
   if (/^INSERT INTO nudge_jobs/m.test(sql)) return 'idempotent insert';
+  if (/^INSERT INTO nudge_job_signals/m.test(sql)) return 'signal insert';
   if (/GROUP BY status/.test(sql)) return 'counts';
   if (/avg_wait_ms/.test(sql)) return 'timings';
   if (/WHERE status = 'FAILED'/.test(sql)) return 'failed';
@@ -133,6 +135,13 @@ async function insertKnownJobs(db: TestDatabase, now: Date): Promise<void> {
      VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
     rows.flat(),
   );
+  // Job 42 of the README's signal insert, WAITING for the signal `approve` (ctx.waitForSignal)
+  // until an hour from now.
+  await rawQuery(
+    db,
+    "INSERT INTO nudge_jobs (id, kind, status, wait_signal, run_at) VALUES (42, 'publish', 'WAITING', 'approve', ?)",
+    [at(60 * MINUTE)],
+  );
 }
 
 /** A time as the driver returns it (PostgreSQL: `Date`; SQLite: ISO text), as ISO text. */
@@ -150,7 +159,7 @@ describe('the SQL of the README and the guides', () => {
       const blocks = BLOCKS.filter((b) => b.dialects.includes(dialect));
       assert.deepEqual(
         [...new Set(blocks.map((b) => purposeOf(b.sql)))].sort(),
-        ['counts', 'failed', 'idempotent insert', 'timings'],
+        ['counts', 'failed', 'idempotent insert', 'signal insert', 'timings'],
         `documented queries for ${dialect}`,
       );
     }
@@ -163,9 +172,9 @@ describe('the SQL of the README and the guides', () => {
       try {
         await insertKnownJobs(db, await store.now());
         const checked = new Set<string>();
-        // The insert first, whichever page holds it: the counts below include its job.
+        // The inserts first, whichever page holds them: the counts below include their effects.
         const first = (b: (typeof BLOCKS)[number]): number =>
-          purposeOf(b.sql) === 'idempotent insert' ? 0 : 1;
+          ['idempotent insert', 'signal insert'].includes(purposeOf(b.sql)) ? 0 : 1;
         const blocks = BLOCKS.filter((b) => b.dialects.includes(dialect)).sort((a, b) => first(a) - first(b));
         for (const block of blocks) {
           const purpose = purposeOf(block.sql);
@@ -186,14 +195,37 @@ describe('the SQL of the README and the guides', () => {
               );
               break;
             }
+            case 'signal insert': {
+              const [job] = await rawQuery<{ status: string; wait_signal: string | null }>(
+                db,
+                'SELECT status, wait_signal FROM nudge_jobs WHERE id = 42',
+              );
+              assert.deepEqual(
+                { ...job },
+                { status: 'PENDING', wait_signal: null },
+                'the signal released job 42',
+              );
+              const signals = await rawQuery<{ name: string; payload: unknown }>(
+                db,
+                'SELECT name, payload FROM nudge_job_signals WHERE job_id = 42',
+              );
+              assert.deepEqual(
+                signals.map((s) => [
+                  s.name,
+                  typeof s.payload === 'string' ? (JSON.parse(s.payload) as unknown) : s.payload,
+                ]),
+                [['approve', { approvedBy: 'ada' }]],
+              );
+              break;
+            }
             case 'counts':
-              // Runs after the insert: four PENDING `report` jobs.
+              // Runs after the inserts: four PENDING `report` jobs, and job 42 the signal released.
               assert.deepEqual(
                 rows.map((row) => numbers(row, ['jobs'])),
                 [
                   { status: 'CANCELLED', jobs: 1 },
                   { status: 'FAILED', jobs: 2 },
-                  { status: 'PENDING', jobs: 4 },
+                  { status: 'PENDING', jobs: 5 },
                   { status: 'RUNNING', jobs: 1 },
                   { status: 'SCHEDULED', jobs: 1 },
                   { status: 'SUCCEEDED', jobs: 23 },
@@ -244,7 +276,7 @@ describe('the SQL of the README and the guides', () => {
             }
           }
         }
-        assert.equal(checked.size, 4, `checked ${[...checked].join(', ')}`);
+        assert.equal(checked.size, 5, `checked ${[...checked].join(', ')}`);
       } finally {
         await store.close();
         await db.drop();

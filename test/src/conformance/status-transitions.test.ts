@@ -127,6 +127,26 @@ describeStore('status transitions', (t) => {
       ['WAITING', 'WAITING'],
     );
 
+    // Durable steps: a sleep (RUNNING → SCHEDULED) and a signal wait (RUNNING → WAITING) end
+    // attempts uncharged; the signal makes the waiting job PENDING (WAITING → PENDING).
+    await store.enqueueMany([{ kind: 'durable' }, { kind: 'durable' }]);
+    const asleep = await t.claim(1, { kinds: ['durable'] });
+    const [sleeper] = asleep;
+    assert.ok(sleeper);
+    const sleep = { type: 'sleep', delayMs: 60_000 } as const;
+    assert.equal(
+      (await store.suspend({ ...leaseOf(sleeper), name: 'nap', attempt: 1, wait: sleep }))?.status,
+      'SCHEDULED',
+    );
+    const [waiter] = await t.claim(1, { kinds: ['durable'] });
+    assert.ok(waiter);
+    const wait = { type: 'signal', timeoutMs: 60_000 } as const;
+    assert.equal(
+      (await store.suspend({ ...leaseOf(waiter), name: 'go', attempt: 1, wait }))?.status,
+      'WAITING',
+    );
+    await store.sendSignal({ jobId: waiter.id, name: 'go' });
+
     const recorded = await rawQuery<{ from_status: JobStatus | null; to_status: JobStatus }>(
       t.db,
       'SELECT from_status, to_status FROM test_transitions',

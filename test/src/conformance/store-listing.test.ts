@@ -41,13 +41,44 @@ describeStore('listing', (t) => {
   });
 });
 
+describeStore('listing by concurrency key', (t) => {
+  it('lists the jobs of one concurrencyKey newest first, combined with status, kind and queue', async () => {
+    const [a1, b1, a2, none, a3] = await t.store.enqueueMany([
+      { kind: 'sync', queue: 'q', concurrencyKey: 'a' },
+      { kind: 'sync', queue: 'q', concurrencyKey: 'b' },
+      { kind: 'mail', queue: 'q', concurrencyKey: 'a' },
+      { kind: 'sync', queue: 'q' },
+      { kind: 'sync', queue: 'other', concurrencyKey: 'a' },
+    ]);
+    assert.ok(a1 && b1 && a2 && none && a3);
+    const [claimed] = await t.claim(1, { kinds: ['mail'] });
+    assert.equal(claimed?.id, a2.id);
+    const ids = async (query: Parameters<typeof t.store.listJobs>[0]) =>
+      (await t.store.listJobs(query)).map((job) => job.id);
+    assert.deepEqual(await ids({ limit: 10, concurrencyKey: 'a' }), [a3.id, a2.id, a1.id]);
+    assert.deepEqual(await ids({ limit: 10, concurrencyKey: 'a', queue: 'q' }), [a2.id, a1.id]);
+    assert.deepEqual(await ids({ limit: 10, concurrencyKey: 'a', status: 'RUNNING' }), [a2.id]);
+    assert.deepEqual(await ids({ limit: 10, concurrencyKey: 'a', kind: 'sync', beforeId: a3.id }), [a1.id]);
+    assert.deepEqual(await ids({ limit: 10, concurrencyKey: 'b' }), [b1.id]);
+    assert.deepEqual(await ids({ limit: 10, concurrencyKey: 'c' }), []);
+    // A key is one exact value: the list holds the job's key.
+    const [listed] = await t.store.listJobs({ limit: 1, concurrencyKey: 'b' });
+    assert.equal(listed?.concurrencyKey, 'b');
+  });
+});
+
 describeStore('listing filters no job can match', (t) => {
   it('refuses a kind or queue with U+0000 or a lone surrogate with INVALID_REQUEST, on both dialects alike', async () => {
     await t.store.enqueue({ kind: 'ab' });
-    for (const query of [{ kind: 'a\u0000b' }, { kind: 'a\ud800' }, { queue: 'q\u0000' }]) {
+    for (const query of [
+      { kind: 'a\u0000b' },
+      { kind: 'a\ud800' },
+      { queue: 'q\u0000' },
+      { concurrencyKey: 'k\u0000' },
+    ]) {
       await assert.rejects(t.store.listJobs({ limit: 10, ...query }), (error: Error & { code?: string }) => {
         assert.equal(error.code, 'INVALID_REQUEST');
-        assert.match(error.message, /querystring\/(kind|queue) contains/);
+        assert.match(error.message, /querystring\/(kind|queue|concurrencyKey) contains/);
         return true;
       });
     }

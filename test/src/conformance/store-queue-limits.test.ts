@@ -114,6 +114,11 @@ describeStore('cluster-wide queue limits', (t) => {
     const first = await claimFrom(2, { now });
     assert.equal(first.jobs.length, 2);
     assert.equal(first.limited?.retryInMs, undefined, 'one start is left in the window');
+    assert.deepEqual(first.limited?.rateWindows, { api: 0 }, 'the window has room');
+    assert.ok(
+      Math.abs((first.limited?.nowMs ?? 0) - now.getTime()) < 2,
+      'nowMs is the claim’s database clock',
+    );
     const second = await claimFrom(10, { now: later(now, 20_000) });
     assert.equal(second.jobs.length, 1, 'finished or not, started jobs count');
     const wait = second.limited?.retryInMs ?? 0;
@@ -121,6 +126,8 @@ describeStore('cluster-wide queue limits', (t) => {
       wait > 39_000 && wait <= 40_600,
       `the first starts leave the window 40 s later, give or take the 600 ms grain (got ${wait} ms)`,
     );
+    assert.deepEqual(second.limited?.rateWindows, { api: wait }, 'the same wait, for the queue');
+    assert.ok(Math.abs((second.limited?.nowMs ?? 0) - later(now, 20_000).getTime()) < 2);
     await succeed([...first.jobs, ...second.jobs]);
     assert.deepEqual((await claimFrom(10, { now: later(now, 59_000) })).jobs, [], 'the window is still full');
     assert.equal(

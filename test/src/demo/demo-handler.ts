@@ -5,8 +5,8 @@ import type { HandlerContext, JobDependency } from '@nudge/server/handlers';
 export type DemoKind = Extract<keyof typeof demoHandlers, string>;
 
 /**
- * The context of one first attempt, as the worker thread would pass it (no progress or
- * follow-ups), with the outcomes of the job's `dependencies` when it has some.
+ * The context of one first attempt, as the worker thread would pass it (no progress,
+ * follow-ups or durable waits), with the outcomes of the job's `dependencies` when it has some.
  */
 export function handlerContext(
   kind: string,
@@ -20,9 +20,15 @@ export function handlerContext(
     signal: new AbortController().signal,
     dependencies,
     progress: () => undefined,
+    log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     enqueue: () => {
       throw new Error('the demo handlers enqueue no follow-up');
     },
+    // Steps run at once, unrecorded; the demo kinds run here do not sleep or wait.
+    step: async (_name, fn) => fn(),
+    sleep: () => Promise.reject(new Error('the demo handlers run here do not sleep')),
+    sleepUntil: () => Promise.reject(new Error('the demo handlers run here do not sleep')),
+    waitForSignal: () => Promise.reject(new Error('the demo handlers run here wait for no signal')),
   };
 }
 

@@ -128,7 +128,7 @@ for (const [dialect, skipDialect] of dialects) {
       assert.equal(columns.size, 1, `the second column should start at one offset:\n${rows.join('\n')}`);
     });
 
-    test('every job succeeded and every report was archived', async () => {
+    test('every job succeeded and every report was archived, the review too', async () => {
       const rows = await rawQuery<{ kind: string; status: string; n: number | string }>(
         db,
         'SELECT kind, status, count(*) AS n FROM nudge_jobs GROUP BY kind, status ORDER BY kind',
@@ -138,12 +138,61 @@ for (const [dialect, skipDialect] of dialects) {
         [
           ['archiveReport', 'SUCCEEDED', 26],
           ['flightDelayReport', 'SUCCEEDED', 26],
+          ['reviewReport', 'SUCCEEDED', 1],
         ],
       );
       const files = readdirSync(join(cwd, 'output', 'reports'));
-      assert.equal(files.filter((file) => file.endsWith('.json.gz')).length, 26);
+      assert.equal(
+        files.filter((file) => file.startsWith('delays-') && file.endsWith('.json.gz')).length,
+        26,
+      );
       assert.ok(files.includes('delays-flights-20k-ALL.json.gz'));
-      assert.equal(files.length, 26, `no temporary file should be left: ${files.join(', ')}`);
+      assert.ok(files.includes('review-flights-20k-ALL.json.gz'));
+      assert.equal(files.length, 27, `no temporary file should be left: ${files.join(', ')}`);
+    });
+
+    test('the durable review prints its steps, what it waited for and the signal', async () => {
+      assert.match(run.stdout, /\nDurable flow: reviewReport job (\d+), succeeded \(1 attempt\(s\) charged/);
+      assert.match(
+        run.stdout,
+        /\n {2}compute +step +[\d,]+ ms +20,000 flights: mean -?\d+(\.\d)? min, p95 -?\d+ min/,
+      );
+      assert.match(
+        run.stdout,
+        /\n {2}cool-off +sleep +1,000 ms +SCHEDULED, its slot free; ran again [\d,]+ ms after the sleep began/,
+      );
+      assert.match(
+        run.stdout,
+        /\n {2}approve +signal +[\d,]+ ms +WAITING for signal "approve" \(deadline 60 s\), its slot free; the producer sent \{"by":"demo producer","approvedAt":"[^"]+"\} inside its own transaction\n/,
+      );
+      assert.match(
+        run.stdout,
+        /\n {2}archive +step +[\d,]+ ms +review-flights-20k-ALL\.json\.gz, \d+\.\d kB gzip\n/,
+      );
+      const [review] = await rawQuery<{ id: number | string }>(
+        db,
+        "SELECT id FROM nudge_jobs WHERE kind = 'reviewReport'",
+      );
+      const steps = await rawQuery<{ name: string; type: string; status: string }>(
+        db,
+        'SELECT name, type, status FROM nudge_job_steps WHERE job_id = ? ORDER BY position',
+        [Number(review?.id)],
+      );
+      assert.deepEqual(
+        steps.map((step) => [step.name, step.type, step.status]),
+        [
+          ['compute', 'step', 'SUCCEEDED'],
+          ['cool-off', 'sleep', 'SLEEPING'],
+          ['approve', 'signal', 'WAITING'],
+          ['archive', 'step', 'SUCCEEDED'],
+        ],
+      );
+      const signals = await rawQuery<{ name: string; by: string }>(
+        db,
+        "SELECT name, payload ->> 'by' AS by FROM nudge_job_signals WHERE job_id = ?",
+        [Number(review?.id)],
+      );
+      assert.deepEqual(signals, [{ name: 'approve', by: 'demo producer' }]);
     });
   });
 }

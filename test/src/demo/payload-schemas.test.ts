@@ -28,6 +28,11 @@ const REFUSED: ReadonlyArray<readonly [kind: string, payload: unknown, pointer: 
   ['archiveReport', { name: '../escape', report: {} }, '/payload/name'],
   ['archiveReport', { name: '.hidden', report: {} }, '/payload/name'],
   ['archiveReport', { name: 'x', report: {}, outputDir: ' ' }, '/payload/outputDir'],
+  ['reviewReport', { origin: 'chicago' }, '/payload/origin'],
+  ['reviewReport', { coolOffMs: -1 }, '/payload/coolOffMs'],
+  ['reviewReport', { coolOffMs: 600_001 }, '/payload/coolOffMs'],
+  ['reviewReport', { approvalTimeoutMs: 0 }, '/payload/approvalTimeoutMs'],
+  ['reviewReport', { dataset: 'flights-3m' }, '/payload/dataset'],
 ];
 
 /** Payloads the schemas accept, defaults left out where there are some. */
@@ -42,6 +47,11 @@ const ACCEPTED: ReadonlyArray<readonly [kind: string, payload: unknown]> = [
   // Without a report: it archives the result of the one job it depends on.
   ['archiveReport', { name: 'delays-ALL' }],
   ['archiveReport', { name: 'delays.ORD_1', report: { a: 1 }, outputDir: './reports' }],
+  ['reviewReport', {}],
+  [
+    'reviewReport',
+    { dataset: 'flights-2k', origin: 'ORD', coolOffMs: 0, approvalTimeoutMs: 1, outputDir: './reviews' },
+  ],
 ];
 
 describe("the demo's payload schemas, through POST /jobs", () => {

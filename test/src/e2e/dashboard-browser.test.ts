@@ -4,66 +4,47 @@
 // confirmed. The screenshot goes to test/output/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startServer, type RunningServer } from '@nudge/server';
-import { FIXTURE_HANDLERS, createSqliteDatabase, waitUntil, type TestDatabase } from '../helpers/index.js';
+import type { Page } from 'playwright-core';
+import type { RunningServer } from '@nudge/server';
+import {
+  createSqliteDatabase,
+  waitUntil,
+  type TestDatabase,
+  CHROMIUM_SKIP,
+  openDashboard,
+  type DashboardSession,
+} from '../helpers/index.js';
 
-/** Where Debian's package puts Chromium; `.ci/run` installs it when missing. */
-const CHROMIUM = '/usr/bin/chromium';
 /** Where the screenshot is written. */
 export const SCREENSHOT = fileURLToPath(new URL('../../output/dashboard.png', import.meta.url));
-
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/** Where the screenshot of a job's step timeline is written: the docs embed it. */
+export const STEPS_SCREENSHOT = fileURLToPath(
+  new URL('../../../docs/images/dashboard-steps.png', import.meta.url),
+);
 
 describe(
   'the dashboard in Chromium',
   // Locally a missing browser skips this test; in CI (CI=true) it fails it.
-  { skip: existsSync(CHROMIUM) || process.env.CI === 'true' ? false : `${CHROMIUM} is missing` },
+  { skip: CHROMIUM_SKIP },
   () => {
     let db: TestDatabase;
     let server: RunningServer;
-    let browser: BrowserContext;
+    let dashboard: DashboardSession | undefined;
     let page: Page;
-    let profile: string;
     const okFile = join(tmpdir(), `nudge-dashboard-ok-${process.pid}`);
 
     before(async () => {
       db = await createSqliteDatabase();
-      server = await startServer({
-        databaseUrl: db.url,
-        handlers: fileURLToPath(FIXTURE_HANDLERS),
-        port: 0,
-        threads: 1,
-        pollIntervalMs: 100,
-        logLevel: 'silent',
-      });
-      profile = mkdtempSync(join(tmpdir(), 'nudge-chromium-'));
-      // A fresh profile per run (playwright passes it as --user-data-dir).
-      browser = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        args: CHROMIUM_FLAGS,
-        viewport: { width: 1280, height: 1400 },
-      });
-      page = browser.pages()[0] ?? (await browser.newPage());
+      dashboard = await openDashboard(db, { viewport: { width: 1280, height: 1400 } });
+      ({ server, page } = dashboard);
     });
     after(async () => {
-      await browser?.close();
-      await server?.close();
+      await dashboard?.close();
       await db?.drop();
-      rmSync(profile, { recursive: true, force: true });
       rmSync(okFile, { force: true });
     });
 
@@ -172,6 +153,49 @@ describe(
       mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       assert.ok(existsSync(SCREENSHOT));
+    });
+
+    it("shows a job's durable steps as a timeline, and what it waits for", async () => {
+      const { store } = server;
+      const job = await store.enqueue({ kind: 'steppedApproval' });
+      server.engine.requestClaim();
+      await waitUntil(
+        async () => ((await store.getJob(job.id))?.status === 'WAITING' ? true : undefined),
+        15_000,
+      );
+      await page.goto(`${server.url}/dashboard/`);
+      const row = page.locator(`#jobs tr[data-job="${job.id}"]`);
+      await waitUntil(async () => ((await row.count()) === 1 ? true : undefined), 10_000);
+      await row.locator('a').click();
+      const details = page.locator('#jobs tr.details');
+      await waitUntil(
+        async () => ((await details.locator('.timeline li').count()) === 3 ? true : undefined),
+        10_000,
+      );
+      const steps = details.locator('.timeline li');
+      const names: (string | null)[] = [];
+      for (let i = 0; i < 3; i += 1) names.push(await steps.nth(i).getAttribute('data-step'));
+      assert.deepEqual(names, ['fetch', 'cool-off', 'approve']);
+      assert.match(await steps.nth(0).innerText(), /done in \d+ ms/);
+      assert.match(await steps.nth(1).innerText(), /slept until/);
+      assert.match(await steps.nth(2).innerText(), /waits for its signal/);
+      assert.match(await details.innerText(), /waiting for\s+the signal "approve"/);
+      mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+      await details.screenshot({ path: STEPS_SCREENSHOT });
+
+      await store.sendSignal({ jobId: job.id, name: 'approve', payloadJson: '{"by":"ops"}' });
+      server.engine.requestClaim();
+      await waitUntil(
+        async () => ((await row.getAttribute('data-status')) === 'SUCCEEDED' ? true : undefined),
+        15_000,
+        100,
+        'the approved job to show SUCCEEDED',
+      );
+      await waitUntil(
+        async () => (/signal received/.test(await details.innerText()) ? true : undefined),
+        10_000,
+      );
+      assert.doesNotMatch(await details.innerText(), /waiting for/);
     });
 
     it("shows each queue's cluster-wide limits", async () => {

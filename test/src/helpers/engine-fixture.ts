@@ -10,6 +10,9 @@ export const FIXTURE_HANDLERS = new URL('../fixtures/handlers.js', import.meta.u
 /** `file:` URL of a handler module with only `noop`, `tally` and `asyncTally`. */
 export const PARTIAL_HANDLERS = new URL('../fixtures/handlers-partial.js', import.meta.url).href;
 
+/** `file:` URL of the handler module of the durable-steps tests (`flow`, `asyncFlow`, …). */
+export const DURABLE_HANDLERS = new URL('../fixtures/handlers-durable.js', import.meta.url).href;
+
 /** Creates an engine on the fixture handlers with fast timers; the caller starts and stops it. */
 export function createEngine(store: Store, options: Partial<EngineOptions> = {}): Promise<Engine> {
   return Engine.create({

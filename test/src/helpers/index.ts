@@ -9,3 +9,6 @@ export * from './store-threads.js';
 export * from './claim-watch.js';
 export * from './test-pool.js';
 export * from './explain-enqueue.js';
+export * from './otlp-receiver.js';
+export * from './chromium.js';
+export * from './dashboard-session.js';

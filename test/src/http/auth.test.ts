@@ -30,9 +30,12 @@ const ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /readyz': 'public',
   'POST /jobs': 'enqueue',
   'POST /jobs/batch': 'enqueue',
+  'POST /jobs/:id/signals': 'enqueue',
   'POST /nudge': 'enqueue',
   'GET /jobs': 'read',
   'GET /jobs/:id': 'read',
+  'GET /jobs/:id/dependents': 'read',
+  'GET /jobs/:id/logs': 'read',
   'GET /activity': 'read',
   'GET /queues': 'read',
   'GET /instances': 'read',
@@ -73,7 +76,9 @@ function requestFor(method: string, url: string) {
           ? { status: 'FAILED', kind: 'nothing-here' }
           : url === '/jobs/cancel'
             ? { kind: 'nothing-here' }
-            : undefined;
+            : url === '/jobs/:id/signals'
+              ? { name: 'approve' }
+              : undefined;
   return { method: method as 'GET' | 'POST', url: path, ...(payload ? { payload } : {}) };
 }
 

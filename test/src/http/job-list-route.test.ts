@@ -48,6 +48,25 @@ for (const dialect of DIALECTS) {
       assert.equal(read.body.nextCursor, null);
     });
 
+    it('filters by concurrencyKey, alone and with the other filters', async () => {
+      const keyed = await t.store.enqueueMany([
+        { kind: 'echo', queue: 'keyed', concurrencyKey: 'acme' },
+        { kind: 'echo', queue: 'keyed', concurrencyKey: 'globex' },
+        { kind: 'sendEmail', queue: 'keyed', concurrencyKey: 'acme' },
+      ]);
+      const [acmeEcho, globex, acmeMail] = keyed.map((job) => job.id);
+      const acme = await list('?concurrencyKey=acme');
+      assert.equal(acme.status, 200);
+      assert.deepEqual(idsOf(acme.body), [acmeMail, acmeEcho]);
+      assert.deepEqual(idsOf((await list('?concurrencyKey=acme&kind=echo&queue=keyed')).body), [acmeEcho]);
+      assert.deepEqual(idsOf((await list('?concurrencyKey=globex&status=PENDING')).body), [globex]);
+      assert.deepEqual(idsOf((await list('?concurrencyKey=initech')).body), []);
+      const paged = await list('?concurrencyKey=acme&limit=1');
+      assert.deepEqual(idsOf(paged.body), [acmeMail]);
+      const rest = await list(`?concurrencyKey=acme&limit=1&cursor=${String(paged.body.nextCursor)}`);
+      assert.deepEqual(idsOf(rest.body), [acmeEcho]);
+    });
+
     it('refuses a bad query, naming the parameter', async () => {
       const cases: Array<[string, RegExp]> = [
         ['?limit=0', /^querystring\/limit must be a whole number from 1 to 100/],
@@ -58,6 +77,8 @@ for (const dialect of DIALECTS) {
         ['?ids=1&kind=echo', /^querystring\/ids cannot be combined with kind/],
         ['?sort=asc', /querystring\/sort is not allowed/],
         ['?kind=a%00b', /^querystring\/kind contains U\+0000/],
+        ['?concurrencyKey=', /^querystring\/concurrencyKey must be a string of 1 to 200 characters/],
+        ['?concurrencyKey=a%00b', /^querystring\/concurrencyKey contains U\+0000/],
       ];
       for (const [query, message] of cases) {
         const { status, body } = await list(query);

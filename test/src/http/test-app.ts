@@ -4,6 +4,8 @@ import {
   type Dialect,
   type EnqueueInput,
   type RetryJobsFilter,
+  type RetrySteps,
+  type SignalInput,
   type Store,
 } from '@nudge/store';
 import type { Enqueuer } from '@nudge/core';
@@ -62,9 +64,14 @@ export async function createTestApp(
       return job;
     },
     cancel: (id: number) => store.cancelJob(id),
-    retry: (id: number) => store.retryJob(id),
+    retry: (id: number, steps?: RetrySteps) => store.retryJob(id, undefined, steps),
     cancelMany: (filter: CancelJobsFilter) => store.cancelJobs(filter),
     retryMany: (filter: RetryJobsFilter) => store.retryJobs(filter),
+    sendSignal: async (input: SignalInput) => {
+      const sent = await store.sendSignal(input);
+      if (sent.created) claims += 1;
+      return sent;
+    },
     prepareEnqueue: (input: EnqueueInput) => input,
     enqueueMany: async (inputs: readonly EnqueueInput[], enqueuer?: Enqueuer) => {
       const jobs = await store.enqueueMany(inputs, enqueuer);

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import type { Job } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
+import { timeOutWaits } from './durable-writes.js';
 import { checkClaim } from './invariants.js';
 import { modelCommand, type ModelCommand } from './model-command.js';
 import {
@@ -46,11 +47,15 @@ export const claimCommand: fc.Arbitrary<ModelCommand> = fc
   });
 
 /** Whether `lease` still holds its job (so an outcome under it is recorded). */
-const holds = (job: Job | undefined, lease: ModelLease): job is Job =>
+export const holds = (job: Job | undefined, lease: Pick<ModelLease, 'version'>): job is Job =>
   job !== undefined && job.status === 'RUNNING' && job.version === lease.version;
 
 /** Completes an attempt a claim returned, possibly one whose lease is lost. */
-export async function completeWith(world: World, store: number, lease: ModelLease): Promise<void> {
+export async function completeWith(
+  world: World,
+  store: number,
+  lease: Pick<ModelLease, 'id' | 'version'>,
+): Promise<void> {
   const { model } = world;
   const valid = holds(model.snapshot.get(lease.id), lease);
   const result = await storeCall(world, store, `complete(#${lease.id} v${lease.version})`, (s) =>
@@ -167,12 +172,26 @@ export const sweepCommand: fc.Arbitrary<ModelCommand> = fc
     ),
   );
 
-/** Promotes due scheduled jobs through `store`, checking which it promoted. */
+/**
+ * Promotes due scheduled jobs through `store`, checking which it promoted, and that it ended
+ * every signal wait whose deadline had passed (each exactly once: `timedOut` counts them).
+ */
 export async function promoteWith(world: World, store: number): Promise<void> {
   const { model } = world;
   const nowMs = model.nowMs;
-  const result = await storeCall(world, store, 'promoteScheduled()', (s) =>
-    s.promoteScheduled({ now: new Date(nowMs) }),
+  const result = await storeCall(
+    world,
+    store,
+    'promoteScheduled()',
+    (s) => s.promoteScheduled({ now: new Date(nowMs) }),
+    {
+      expect: (r, after) => {
+        if (!r.ok) violation(model, `promoteScheduled threw ${r.error.code}: ${r.error.message}`);
+        const timedOut = timeOutWaits(model, nowMs, after);
+        if (r.ok && (r.value.timedOut ?? 0) !== timedOut)
+          violation(model, `promoteScheduled timed out ${r.value.timedOut ?? 0} waits, ${timedOut} were due`);
+      },
+    },
   );
   if (!result.ok) violation(model, `promoteScheduled threw ${result.error.code}: ${result.error.message}`);
   const scheduled = [...result.before.values()].filter((job) => job.status === 'SCHEDULED');

@@ -163,7 +163,12 @@ export function expectedKeyJob(
   let same: ((job: Job) => boolean) | undefined;
   if (idempotencyKey !== undefined) same = (job) => job.idempotencyKey === idempotencyKey;
   if (debounce !== undefined)
-    same = (job) => job.debounceKey === debounce.key && job.status === 'SCHEDULED' && job.attempts === 0;
+    same = (job) =>
+      job.debounceKey === debounce.key &&
+      job.status === 'SCHEDULED' &&
+      job.attempts === 0 &&
+      // A job asleep in its first attempt is SCHEDULED with attempts 0 too, but it has started.
+      job.startedAt === null;
   if (!same) return undefined;
   const match = (job: Job): boolean => job.kind === input.kind && (same?.(job) ?? false);
   return (earlier.find(match) ?? [...before.values()].find(match))?.id ?? 'new';

@@ -4,6 +4,7 @@ import { canTransition, INITIAL_STATUSES, type Job } from '@nudge/core';
 import type { ClaimedJob } from '@nudge/store';
 import { describeJob, isFinal, lastKnown, queueOf, startsInWindow, type Model } from './model-state.js';
 import type { CallOptions } from './model-world.js';
+import { checkShipped } from './durable-invariants.js';
 import { violation } from './violation.js';
 
 /**
@@ -13,6 +14,7 @@ import { violation } from './violation.js';
  * - a job vanishes only through retention, and only once finished; none comes back;
  * - a job that stays `RUNNING` keeps its version (one call cannot end an attempt and start another);
  * - the dependency invariants of {@link checkDependencies}.
+ * A job that left `WAITING` for a signal (one of `signalWaits`) was not released by dependencies.
  */
 export function checkAfterCall(
   model: Model,
@@ -20,6 +22,7 @@ export function checkAfterCall(
   after: ReadonlyMap<number, Job>,
   label: string,
   options: CallOptions,
+  signalWaits: ReadonlyMap<number, unknown>,
 ): void {
   for (const [id, job] of after) {
     const old = before.get(id);
@@ -39,7 +42,8 @@ export function checkAfterCall(
           model,
           `${label}: job #${id} moved ${old.status} -> ${job.status}, which JOB_TRANSITIONS forbids`,
         );
-      if (old.status === 'WAITING' && job.status !== 'CANCELLED') model.releasedAt.set(id, model.step);
+      if (old.status === 'WAITING' && job.status !== 'CANCELLED' && !signalWaits.has(id))
+        model.releasedAt.set(id, model.step);
       // A retry that finds every dependency finished releases the job at once.
       if (isFinal(old.status) && (job.status === 'PENDING' || job.status === 'SCHEDULED'))
         model.releasedAt.set(id, model.step);
@@ -67,11 +71,12 @@ export function checkAfterCall(
 /**
  * No job waits for dependencies that have all finished; a job that is cancelled when a
  * dependency fails (`onDependencyFailure: 'cancel'`) does not wait while one has failed or was
- * cancelled. A dependency deleted by retention counts as it was when deleted.
+ * cancelled. A dependency deleted by retention counts as it was when deleted. A job `WAITING`
+ * for a signal waits for no dependency.
  */
 export function checkDependencies(model: Model, jobs: ReadonlyMap<number, Job>, label: string): void {
   for (const job of jobs.values()) {
-    if (job.status !== 'WAITING') continue;
+    if (job.status !== 'WAITING' || model.durable.waits.has(job.id)) continue;
     const deps = job.dependsOn.map((id) => jobs.get(id) ?? model.pruned.get(id));
     if (deps.every((dep) => dep === undefined || isFinal(dep.status)))
       violation(model, `${label}: ${describeJob(job)} is WAITING though its dependencies all finished`);
@@ -151,7 +156,17 @@ export function checkClaim(
       );
     const blocked = dependencyBlock(model, now);
     if (blocked) violation(model, `${label} took ${describeJob(now)} though ${blocked}`);
-    model.leases.push({ id: c.id, version: c.version, workerId: asked.workerId });
+    if (c.attempt !== now.attempts)
+      violation(model, `${label} returned #${c.id} as attempt ${c.attempt}, the row counts ${now.attempts}`);
+    const shipped = checkShipped(model, c, asked.nowMs, label);
+    model.leases.push({
+      id: c.id,
+      version: c.version,
+      workerId: asked.workerId,
+      attempt: c.attempt,
+      shipped,
+      used: new Set(),
+    });
   }
   const running = [...after.values()].filter((job) => job.status === 'RUNNING');
   for (const name of new Set(claimed.map((c) => c.queue))) {

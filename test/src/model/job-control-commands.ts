@@ -5,6 +5,7 @@ import { dependenciesAllow } from './invariants.js';
 import { modelCommand, type ModelCommand } from './model-command.js';
 import { MODEL_KINDS, MODEL_QUEUES, nowOf, pickOf, type Model } from './model-state.js';
 import { storeCall, workerOf } from './model-world.js';
+import { retryStepsArb, clearRetriedSteps } from './retry-steps-model.js';
 import { violation } from './violation.js';
 
 const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined });
@@ -92,10 +93,10 @@ const knownRetryFault = (model: Model, job: Job, retried: ReadonlySet<number> = 
   (!dependenciesAllow(model, job) || job.dependsOn.some((id) => retried.has(id)));
 
 export const retryCommand: fc.Arbitrary<ModelCommand> = fc
-  .record({ store: fc.nat({ max: 2 }), pick: fc.nat() })
-  .map(({ store, pick }) =>
+  .record({ store: fc.nat({ max: 2 }), pick: fc.nat(), steps: retryStepsArb })
+  .map(({ store, pick, steps }) =>
     modelCommand(
-      `retry(job pick ${pick}, via ${workerOf(store)})`,
+      `retry(job pick ${pick}${steps ? `, ${JSON.stringify(steps)}` : ''}, via ${workerOf(store)})`,
       async (model, world) => {
         const id = pickOf(model.ids, pick);
         if (id === undefined) return;
@@ -105,7 +106,30 @@ export const retryCommand: fc.Arbitrary<ModelCommand> = fc
           return;
         }
         const expected = expectedOutcome(job, RETRYABLE_STATUSES);
-        const result = await storeCall(world, store, `retryJob(#${id})`, (s) => s.retryJob(id, nowOf(model)));
+        // fromStep must name a step of a job the retry applies to (else nothing changes).
+        const missing =
+          expected === 'changed' &&
+          steps?.fromStep !== undefined &&
+          !model.durable.steps.get(id)?.has(steps.fromStep);
+        const result = await storeCall(
+          world,
+          store,
+          `retryJob(#${id}${steps ? `, ${JSON.stringify(steps)}` : ''})`,
+          (s) => s.retryJob(id, nowOf(model), steps),
+          {
+            expect: (r) => {
+              if (r.ok && r.value.outcome === 'changed') clearRetriedSteps(model, id, steps, true);
+            },
+          },
+        );
+        if (missing) {
+          if (result.ok || result.error.code !== 'STEP_NOT_FOUND')
+            violation(
+              model,
+              `retryJob(#${id}, fromStep ${steps?.fromStep}) answered ${result.ok ? result.value.outcome : result.error.code}; #${id} has no such step: expected STEP_NOT_FOUND`,
+            );
+          return;
+        }
         if (!result.ok) violation(model, `retryJob threw ${result.error.code}: ${result.error.message}`);
         // A dependent's retry may leave it waiting or refuse; the invariants judge what it did.
         if (job && job.dependsOn.length > 0 && expected === 'changed') return;
@@ -124,9 +148,10 @@ export const retryManyCommand: fc.Arbitrary<ModelCommand> = fc
     status: fc.constantFrom<JobStatus>(...RETRYABLE_STATUSES),
     queue: optional(fc.constantFrom(...MODEL_QUEUES)),
     kind: optional(fc.constantFrom(...MODEL_KINDS)),
+    steps: retryStepsArb,
   })
-  .map(({ store, status, queue, kind }) => {
-    const filter = { status, ...(queue ? { queue } : {}), ...(kind ? { kind } : {}) };
+  .map(({ store, status, queue, kind, steps }) => {
+    const filter = { status, ...(queue ? { queue } : {}), ...(kind ? { kind } : {}), ...steps };
     return modelCommand(
       `retryJobs(${JSON.stringify(filter)}, via ${workerOf(store)})`,
       async (model, world) => {
@@ -144,8 +169,21 @@ export const retryManyCommand: fc.Arbitrary<ModelCommand> = fc
           model.trace.push('  skipped: the filter takes a dependent whose retry would hit a known fault');
           return;
         }
-        const result = await storeCall(world, store, `retryJobs(${JSON.stringify(filter)})`, (s) =>
-          s.retryJobs(filter, new Date(nowMs)),
+        const result = await storeCall(
+          world,
+          store,
+          `retryJobs(${JSON.stringify(filter)})`,
+          (s) => s.retryJobs(filter, new Date(nowMs)),
+          {
+            // Each job it moved back clears its steps as a single retry would, except that a job
+            // without the fromStep step keeps them all.
+            expect: (_r, after) => {
+              for (const job of matching) {
+                const now = after.get(job.id);
+                if (now && now.status !== job.status) clearRetriedSteps(model, job.id, steps, false);
+              }
+            },
+          },
         );
         if (!result.ok) violation(model, `retryJobs threw ${result.error.code}: ${result.error.message}`);
         const plain = matching.filter((job) => job.dependsOn.length === 0);

@@ -3,45 +3,12 @@
 import fc from 'fast-check';
 import type { Dialect } from '@nudge/store';
 import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
-import {
-  claimCommand,
-  completeCommand,
-  expireLeaseCommand,
-  failCommand,
-  promoteCommand,
-  releaseOrBeatCommand,
-  sweepCommand,
-} from './attempt-commands.js';
-import { enqueueAndClaimCommand } from './self-claim-command.js';
 import { drain } from './drain.js';
-import { enqueueCommand } from './enqueue-command.js';
-import { cancelCommand, cancelManyCommand, retryCommand, retryManyCommand } from './job-control-commands.js';
-import type { ModelCommand } from './model-command.js';
 import { openWorld } from './model-world.js';
 import type { KnownFault } from './model-state.js';
 import { openEmptier, type DatabaseEmptier } from './model-database.js';
-import { advanceClockCommand, pauseCommand, pruneCommand, setLimitsCommand } from './queue-commands.js';
-
-/** Each command arbitrary, repeated by how often it should be drawn. */
-const COMMANDS: ReadonlyArray<readonly [fc.Arbitrary<ModelCommand>, number]> = [
-  [enqueueCommand, 6],
-  [enqueueAndClaimCommand, 1],
-  [claimCommand, 5],
-  [completeCommand, 4],
-  [failCommand, 3],
-  [expireLeaseCommand, 1],
-  [releaseOrBeatCommand, 1],
-  [sweepCommand, 1],
-  [promoteCommand, 2],
-  [cancelCommand, 1],
-  [cancelManyCommand, 1],
-  [retryCommand, 2],
-  [retryManyCommand, 1],
-  [setLimitsCommand, 2],
-  [pauseCommand, 1],
-  [pruneCommand, 1],
-  [advanceClockCommand, 2],
-];
+import { openDurableReader, type DurableReader } from './durable-reader.js';
+import { COMMAND_TABLES, type CommandFocus } from './command-tables.js';
 
 /** How a model check runs. */
 export interface ModelCheckOptions {
@@ -57,6 +24,8 @@ export interface ModelCheckOptions {
   readonly replayPath?: string;
   /** Avoid the combinations that trigger the store's known faults (see `ModelOptions`). */
   readonly avoid?: ReadonlySet<KnownFault>;
+  /** Which commands are drawn most (see command-tables.ts). @defaultValue 'all' */
+  readonly focus?: CommandFocus;
 }
 
 /** What a passing check did. */
@@ -74,12 +43,16 @@ export interface ModelCheckResult {
 export async function checkModel(options: ModelCheckOptions): Promise<ModelCheckResult> {
   const db = await createTestDatabase(options.dialect);
   let emptier: DatabaseEmptier | undefined;
+  let reader: DurableReader | undefined;
   try {
     await (await openStore(db)).close();
     await unsyncedCommits(db);
     const opened = await openEmptier(db);
     emptier = opened;
-    const arbs = COMMANDS.flatMap(([arb, weight]) => Array.from({ length: weight }, () => arb));
+    const durable = await openDurableReader(db);
+    reader = durable;
+    const table = COMMAND_TABLES[options.focus ?? 'all'];
+    const arbs = table.flatMap(([arb, weight]) => Array.from({ length: weight }, () => arb));
     const property = fc.asyncProperty(
       fc.commands(arbs, {
         maxCommands: options.maxCommands ?? 40,
@@ -87,7 +60,7 @@ export async function checkModel(options: ModelCheckOptions): Promise<ModelCheck
         ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }),
       }),
       async (commands) => {
-        const world = await openWorld(db, opened, {
+        const world = await openWorld(db, opened, durable, {
           dialect: options.dialect,
           avoid: options.avoid ?? new Set(),
         });
@@ -109,7 +82,7 @@ export async function checkModel(options: ModelCheckOptions): Promise<ModelCheck
       const avoided = [...(options.avoid ?? [])];
       const replayPath = /replayPath="([^"]*)"/.exec(fc.stringify(details.counterexample))?.[1];
       const replay = [
-        `pnpm test:model --dialect ${options.dialect} --seed=${details.seed}`,
+        `pnpm test:model --dialect ${options.dialect}${options.focus ? ` --focus ${options.focus}` : ''} --seed=${details.seed}`,
         `--path ${details.counterexamplePath ?? ''}`,
         replayPath === undefined ? '' : `--replay-path '${replayPath}'`,
         avoided.length > 0 ? `(with NUDGE_MODEL_SKIP_KNOWN=${avoided.join(',')})` : '',
@@ -125,6 +98,7 @@ export async function checkModel(options: ModelCheckOptions): Promise<ModelCheck
     return { runs: details.numRuns, seed: details.seed, elapsedMs: performance.now() - started };
   } finally {
     await emptier?.close();
+    await reader?.close();
     await db.drop();
   }
 }

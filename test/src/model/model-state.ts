@@ -3,6 +3,7 @@
 // which each check computes what must hold.
 import type { Job, JobStatus } from '@nudge/core';
 import type { Dialect } from '@nudge/store';
+import { createDurableModel, type DurableModel, type ShippedSteps } from './durable-state.js';
 
 /** Statuses a job ends in (retention may then delete it). */
 export const FINAL_STATUSES: readonly JobStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
@@ -24,6 +25,12 @@ export interface ModelLease {
   readonly id: number;
   readonly version: number;
   readonly workerId: string;
+  /** The attempt's number, from 1. */
+  readonly attempt: number;
+  /** The steps and signals the claim shipped; `undefined` when it shipped none. */
+  readonly shipped: ShippedSteps | undefined;
+  /** The step, sleep and wait names this attempt used (a name is used once per attempt). */
+  readonly used: Set<string>;
 }
 
 /** A rate limit as the model tracks it: the limit and the step that set it. */
@@ -111,6 +118,8 @@ export interface Model extends ModelOptions {
   readonly releasedAt: Map<number, number>;
   /** The step at which each job last went from `FAILED` or `CANCELLED` back to `PENDING`. */
   readonly retriedAt: Map<number, number>;
+  /** Steps, sleeps, signals and signal waits. */
+  readonly durable: DurableModel;
 }
 
 /** A fresh model whose clock starts at `startMs`. */
@@ -128,6 +137,7 @@ export function createModel(options: ModelOptions, startMs: number): Model {
     queues: new Map(MODEL_QUEUES.map((name) => [name, newQueue()])),
     releasedAt: new Map(),
     retriedAt: new Map(),
+    durable: createDurableModel(),
   };
 }
 

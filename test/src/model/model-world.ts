@@ -4,7 +4,9 @@
 import { NudgeError, type Job } from '@nudge/core';
 import type { Store } from '@nudge/store';
 import type { TestDatabase } from '../helpers/index.js';
+import type { DurableReader } from './durable-reader.js';
 import { checkAfterCall } from './invariants.js';
+import { checkDurableAfterCall } from './durable-invariants.js';
 import { createModel, type Model, type ModelOptions } from './model-state.js';
 import { violation } from './violation.js';
 import { INSTANCE_COUNT, openInstance, type DatabaseEmptier } from './model-database.js';
@@ -21,6 +23,8 @@ export interface World {
   readonly model: Model;
   /** Instance i claims as worker `w{i+1}`. */
   readonly stores: readonly Store[];
+  /** The model's own connection: reads steps, signals and waits, and sends signals with SQL. */
+  readonly reader: DurableReader;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,7 @@ export interface World {
 export async function openWorld(
   db: TestDatabase,
   emptier: DatabaseEmptier,
+  reader: DurableReader,
   options: ModelOptions,
 ): Promise<World> {
   await emptier.empty();
@@ -36,7 +41,12 @@ export async function openWorld(
   const [now] = await Promise.all(stores.map((store) => store.now()));
   if (!now) throw new Error('no store instance');
   const model = createModel(options, now.getTime() + CLOCK_LEAD_MS);
-  return { model, stores, close: async () => void (await Promise.all(stores.map((store) => store.close()))) };
+  return {
+    model,
+    stores,
+    reader,
+    close: async () => void (await Promise.all(stores.map((store) => store.close()))),
+  };
 }
 
 /** Worker id of instance `index`. */
@@ -51,6 +61,16 @@ export type CallResult<T> =
 export interface CallOptions {
   /** The call deletes finished jobs (retention). */
   readonly prunes?: boolean;
+}
+
+/** {@link CallOptions}, and what the command expects of the call's steps, signals and waits. */
+export interface CallExpectations<T> extends CallOptions {
+  /**
+   * Runs after the call, before the checks: checks the call's answer and applies to the model
+   * what the call must have done to steps, signals and signal waits (from what the model knew
+   * before it, not from the answer), given the jobs read after it.
+   */
+  readonly expect?: (result: CallResult<T>, after: ReadonlyMap<number, Job>) => void;
 }
 
 async function readJobs(world: World, label: string): Promise<Map<number, Job>> {
@@ -77,8 +97,9 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * Calls instance `index`'s store with `call`, then reads every job and checks the invariants of
- * any call against the jobs before it. A store call either returns or throws a `NudgeError`;
+ * Calls instance `index`'s store with `call`, then reads every job, step, signal and wait, runs
+ * the command's `expect`, and checks the invariants of any call against the state before it
+ * (invariants.ts, durable-invariants.ts). A store call either returns or throws a `NudgeError`;
  * anything else it throws (a driver's error) is a violation.
  */
 export async function storeCall<T>(
@@ -86,12 +107,13 @@ export async function storeCall<T>(
   index: number,
   label: string,
   call: (store: Store) => Promise<T>,
-  options: CallOptions = {},
+  options: CallExpectations<T> = {},
 ): Promise<CallResult<T>> {
   const { model } = world;
   const store = world.stores[index % world.stores.length];
   if (!store) throw new Error('no store instance');
   const before = model.snapshot;
+  const waitsBefore = new Map(model.durable.waits);
   const line = `  ${workerOf(index)}.${label}`;
   model.trace.push(line);
   let result: CallResult<T>;
@@ -106,7 +128,15 @@ export async function storeCall<T>(
   model.trace[model.trace.length - 1] =
     `${line} -> ${result.ok ? summary(result.value) : describeError(result.error)}`;
   const after = await readJobs(world, label);
-  checkAfterCall(model, before, after, `${workerOf(index)}.${label}`, options);
+  const durable = await world.reader
+    .read()
+    .catch((error: unknown) =>
+      violation(model, `reading the steps after ${label} threw ${describeError(error)}`),
+    );
+  options.expect?.(result, after);
+  const where = `${workerOf(index)}.${label}`;
+  checkAfterCall(model, before, after, where, options, waitsBefore);
+  checkDurableAfterCall(model, { before, after, durable, waitsBefore }, where);
   model.snapshot = after;
   return result;
 }

@@ -1,16 +1,18 @@
 // `pnpm test:model [--runs N] [--seed S --path P --replay-path R] [--dialect sqlite|postgres]
-// [--commands N]`: the model test (model-property.ts) with a budget of one's choosing; exits 1 on a
-// violation. NUDGE_MODEL_SKIP_KNOWN=1 avoids the store's known faults (or names some of them,
+// [--commands N] [--focus all|durable]`: the model test (model-property.ts) with a budget of one's
+// choosing; `--focus durable` draws mostly durable steps and signals (command-tables.ts); exits 1
+// on a violation. NUDGE_MODEL_SKIP_KNOWN=1 avoids the store's known faults (or names some of them,
 // comma-separated: debounce-retry, dependent-retry). PostgreSQL from TEST_DATABASE_URL, else a
 // throwaway server.
 import { parseArgs } from 'node:util';
 import type { Dialect } from '@nudge/store';
 import { DIALECTS } from '../helpers/index.js';
+import { COMMAND_TABLES, type CommandFocus } from './command-tables.js';
 import { checkModel } from './model-property.js';
 import { parseKnownFaults, type KnownFault } from './model-state.js';
 
 const USAGE =
-  'usage: pnpm test:model [--runs N] [--seed S --path P --replay-path R] [--dialect sqlite|postgres] [--commands N]';
+  'usage: pnpm test:model [--runs N] [--seed S --path P --replay-path R] [--dialect sqlite|postgres] [--commands N] [--focus all|durable]';
 
 function fail(reason: string): never {
   console.error(`${reason}\n${USAGE}`);
@@ -24,6 +26,7 @@ let values: {
   'replay-path'?: string;
   dialect?: string;
   commands?: string;
+  focus?: string;
   help?: boolean;
 };
 try {
@@ -35,6 +38,7 @@ try {
       'replay-path': { type: 'string' },
       dialect: { type: 'string' },
       commands: { type: 'string' },
+      focus: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -58,6 +62,9 @@ const maxCommands = whole('commands', values.commands, 1);
 if (values.dialect && !DIALECTS.includes(values.dialect as Dialect))
   fail(`--dialect must be sqlite or postgres (got ${values.dialect})`);
 const dialects = values.dialect ? [values.dialect as Dialect] : DIALECTS;
+if (values.focus !== undefined && !(values.focus in COMMAND_TABLES))
+  fail(`--focus must be one of ${Object.keys(COMMAND_TABLES).join(', ')} (got ${values.focus})`);
+const focus = values.focus as CommandFocus | undefined;
 let avoid: ReadonlySet<KnownFault>;
 try {
   avoid = parseKnownFaults(process.env.NUDGE_MODEL_SKIP_KNOWN);
@@ -77,7 +84,7 @@ let failed = false;
 try {
   for (const dialect of dialects) {
     process.stderr.write(
-      `model on ${dialect}, ${runs} runs${avoid.size > 0 ? ` (avoiding ${[...avoid].join(', ')})` : ''}: `,
+      `model on ${dialect}${focus ? ` (${focus})` : ''}, ${runs} runs${avoid.size > 0 ? ` (avoiding ${[...avoid].join(', ')})` : ''}: `,
     );
     try {
       const result = await checkModel({
@@ -88,6 +95,7 @@ try {
         ...(values.path === undefined ? {} : { path: values.path }),
         ...(values['replay-path'] === undefined ? {} : { replayPath: values['replay-path'] }),
         ...(maxCommands === undefined ? {} : { maxCommands }),
+        ...(focus === undefined ? {} : { focus }),
       });
       process.stderr.write(`ok, seed ${result.seed} (${(result.elapsedMs / 1000).toFixed(1)} s)\n`);
     } catch (error) {

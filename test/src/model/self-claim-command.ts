@@ -70,7 +70,15 @@ export const enqueueAndClaimCommand: fc.Arbitrary<ModelCommand> = fc
           violation(model, `enqueueAndClaim claimed #${job.id} though due ${describeJob(first)} comes first`);
         if (job.claimedBy !== workerId || job.attempts !== 1 || job.version !== 1)
           violation(model, `enqueueAndClaim left ${describeJob(job)} claimed by ${job.claimedBy}`);
-        model.leases.push({ id: job.id, version: job.version, workerId });
+        // A new job has no steps or signals: its claim ships none.
+        model.leases.push({
+          id: job.id,
+          version: job.version,
+          workerId,
+          attempt: job.attempts,
+          shipped: undefined,
+          used: new Set(),
+        });
         queue.starts.push({ atMs: model.nowMs, step: model.step });
       },
     );

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { publint } from 'publint';
+import ts from 'typescript';
 import { formatMessage } from 'publint/utils';
 import { packWorkspace, WORKSPACE_ROOT, type PackageJson, type PackedPackage } from './pack-workspace.js';
 
@@ -163,8 +164,11 @@ describe('packed packages', () => {
       const undeclared: string[] = [];
       for (const file of filesOf(unpacked(pkg)).filter((f) => /\.(js|d\.ts)$/.test(f))) {
         const text = readFileSync(join(unpacked(pkg), file), 'utf8');
-        for (const [, specifier] of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g)) {
-          const name = importedPackage(specifier ?? '.');
+        // TypeScript's own scanner: a regular expression also matched string literals such as
+        // `'from', name` inside compiled SQL builders.
+        const imports = ts.preProcessFile(text, true, true).importedFiles.map((ref) => ref.fileName);
+        for (const specifier of imports) {
+          const name = importedPackage(specifier);
           if (name && !declared.has(name)) undeclared.push(`${file} imports ${specifier}`);
         }
       }

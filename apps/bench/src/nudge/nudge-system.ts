@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { spawnServer, type ServerProcess } from '@nudge/harness';
 import { nudge } from '@nudge/client';
 import { createStore } from '@nudge/store';
-import type { BenchKind, BenchPayload } from '../bench-job.js';
+import type { BenchKind, BenchPayload, NudgeKind } from '../bench-job.js';
 import type {
   RunningSystem,
   StartOptions,
@@ -28,6 +28,8 @@ const HANDLERS = fileURLToPath(new URL('../handlers.js', import.meta.url));
 
 /** A running nudge: the common producer interface plus nudge's outbox path. */
 export interface RunningNudge extends RunningSystem {
+  /** {@link RunningSystem.enqueueBatch}, for nudge's own kinds too (`steps`). */
+  enqueueBatch(kind: NudgeKind, payloads: readonly BenchPayload[]): Promise<void>;
   /** `DATABASE_URL` of the servers. */
   readonly databaseUrl: string;
   /** The servers' base URLs, such as `http://127.0.0.1:41234`. */
@@ -99,7 +101,7 @@ class NudgeInstances implements RunningNudge {
     return this.#servers.map((server) => server.child.pid ?? 0).filter((pid) => pid > 0);
   }
 
-  async enqueueBatch(kind: BenchKind, payloads: readonly BenchPayload[]): Promise<void> {
+  async enqueueBatch(kind: NudgeKind, payloads: readonly BenchPayload[]): Promise<void> {
     this.#track(await this.#db.enqueueJobs(kind, payloads), payloads.length);
   }
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import type { BenchKind } from '../bench-job.js';
+import type { BenchKind, BenchPayload } from '../bench-job.js';
 import type { RunningSystem } from '../bench-system.js';
 import type { ReportListener } from '../report/report-listener.js';
 import { cpuPerJob, sampleCpu, type CpuSample } from '../cpu-accounting.js';
@@ -27,14 +27,25 @@ export interface DrainMeasurement {
 }
 
 /**
+ * What {@link measureDrain} needs of a system: a {@link RunningSystem} runs {@link BenchKind}s, a
+ * `RunningNudge` also nudge's own kinds.
+ */
+export interface DrainTarget<K extends string = BenchKind> extends Pick<
+  RunningSystem,
+  'wake' | 'unfinished'
+> {
+  enqueueBatch(kind: K, payloads: readonly BenchPayload[]): Promise<void>;
+}
+
+/**
  * Enqueues `jobs` jobs of `kind` in one batch while the workers are idle, wakes them, and times
  * from the commit to the last handler report on this process's clock; then waits until the
  * system's storage shows every job completed, and counts lost and duplicated runs.
  */
-export async function measureDrain(
-  system: RunningSystem,
+export async function measureDrain<K extends string = BenchKind>(
+  system: DrainTarget<K>,
   listener: ReportListener,
-  kind: BenchKind,
+  kind: K,
   jobs: number,
   iterations?: number,
 ): Promise<DrainMeasurement> {

@@ -16,6 +16,8 @@ import { queueLimitsScenario } from './queue-limits-scenario.js';
 import { retentionScenario } from './retention-scenario.js';
 import type { Scenario } from './scenario.js';
 import { steadyScenario } from './steady/steady-scenario.js';
+import { stepsScenario } from './steps-scenario.js';
+import { tracingScenario } from './tracing-scenario.js';
 
 /** Every scenario by name; the run order is {@link SCENARIO_NAMES}'. */
 export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
@@ -35,6 +37,8 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   'queue-limits': queueLimitsScenario,
   'busy-key': busyKeyScenario,
   steady: steadyScenario,
+  steps: stepsScenario,
+  tracing: tracingScenario,
 };
 
 /** Scenarios that run nudge on PostgreSQL only (the others compare every selected system). */

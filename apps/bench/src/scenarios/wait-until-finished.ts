@@ -9,7 +9,10 @@ const POLL_INTERVAL_MS = 50;
  * Polls the system's own storage until every job enqueued through `system` is completed.
  * @returns `true` once it is, `false` when `timeoutMs` passed first
  */
-export async function waitUntilFinished(system: RunningSystem, timeoutMs: number): Promise<boolean> {
+export async function waitUntilFinished(
+  system: Pick<RunningSystem, 'unfinished'>,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     if ((await system.unfinished()) === 0) return true;

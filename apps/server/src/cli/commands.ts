@@ -1,6 +1,7 @@
 import { cancelCommand } from './cancel-command.js';
 import { enqueueCommand } from './enqueue-command.js';
 import { listCommand } from './list-command.js';
+import { logsCommand } from './logs-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { pruneCommand } from './prune-command.js';
 import { queuesCommand } from './queues-command.js';
@@ -8,6 +9,7 @@ import type { RegisterCommand } from './register-command.js';
 import { retryCommand } from './retry-command.js';
 import { schedulesCommand } from './schedules-command.js';
 import { serveCommand } from './serve-command.js';
+import { signalCommand } from './signal-command.js';
 import { statsCommand } from './stats-command.js';
 import { statusCommand } from './status-command.js';
 import { sweepCommand } from './sweep-command.js';
@@ -18,10 +20,12 @@ export const COMMANDS: readonly RegisterCommand[] = [
   migrateCommand,
   enqueueCommand,
   statusCommand,
+  logsCommand,
   listCommand,
   statsCommand,
   retryCommand,
   cancelCommand,
+  signalCommand,
   sweepCommand,
   pruneCommand,
   schedulesCommand,

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { JobStatus } from '@nudge/core';
 import { bulkCommandForm, givenFilters } from './bulk-command-form.js';
 import { CliError } from './cli-error.js';
@@ -14,6 +14,8 @@ interface RetryOptions {
   finishedAfter?: Date;
   finishedBefore?: Date;
   limit?: number;
+  fromStep?: string;
+  resetSteps?: boolean;
   json?: boolean;
 }
 
@@ -25,6 +27,10 @@ const FILTERS = ['status', 'kind', 'queue', 'finished-after', 'finished-before',
  * --finished-before --limit] [--json]`: every such job that matches, as `POST /jobs/retry` does
  * (see `Store.retryJobs`), printing the count. A running service picks them up within one poll
  * interval. An id and filters together, or neither, is an error.
+ *
+ * Either form keeps the jobs' recorded steps, or clears them: `--from-step <name>` that step and
+ * the ones recorded after it (a single job without it is refused, `STEP_NOT_FOUND`; in the bulk
+ * form such a job keeps its steps), `--reset-steps` all of them. Not both (exit code 2).
  */
 export function retryCommand(program: Command): void {
   program
@@ -39,18 +45,28 @@ export function retryCommand(program: Command): void {
     .option('--finished-after <date-time>', 'only jobs finished at or after this time', parseDateTime)
     .option('--finished-before <date-time>', 'only jobs finished before this time', parseDateTime)
     .option('--limit <n>', 'retry at most this many jobs', wholeNumber(1, Number.MAX_SAFE_INTEGER))
+    .option(
+      '--from-step <name>',
+      'clear this step and the ones recorded after it, so they run again (default: keep every finished step)',
+    )
+    .addOption(
+      new Option('--reset-steps', 'clear every recorded step: the job runs from the top').conflicts(
+        'fromStep',
+      ),
+    )
     .option('--json', 'print {"retried": n, "isolated": n} as POST /jobs/retry answers')
     .action(async (id: number | undefined, options: RetryOptions) => {
       const given = givenFilters({ ...options }, FILTERS);
       const asked = bulkCommandForm('retry', id, given, '--status FAILED --kind sendEmail');
+      const steps = { fromStep: options.fromStep, resetSteps: options.resetSteps };
       if (asked.form === 'one') {
         await withCliStore(async ({ store }) => {
-          const result = await store.retryJob(asked.id);
+          const result = await store.retryJob(asked.id, undefined, steps);
           printLine(
             describeCommandResult(asked.id, result, {
               done: 'retried',
               appliesTo: 'FAILED or CANCELLED',
-              note: '; a running service claims it within one poll interval',
+              note: `${clearedNote(steps)}; a running service claims it within one poll interval`,
             }),
           );
         });
@@ -69,6 +85,7 @@ export function retryCommand(program: Command): void {
           finishedAfter: options.finishedAfter,
           finishedBefore: options.finishedBefore,
           limit: options.limit,
+          ...steps,
         });
         if (options.json) return printJson({ retried: result.changed, isolated: result.isolated });
         printLine(
@@ -76,4 +93,12 @@ export function retryCommand(program: Command): void {
         );
       });
     });
+}
+
+/** What the line of a retry says of the steps it cleared (nothing when it kept them all). */
+function clearedNote(steps: { fromStep?: string; resetSteps?: boolean }): string {
+  if (steps.resetSteps === true) return '; every recorded step cleared';
+  if (steps.fromStep !== undefined)
+    return `; step ${JSON.stringify(steps.fromStep)} and the ones after it cleared`;
+  return '';
 }

@@ -82,7 +82,16 @@ that lists them. The engine's settings are also taken at the top level (\`thread
 \`Engine.create\` from \`@nudge/engine\` takes the engine's settings by the same option names, with the
 same defaults and ranges, and throws a \`RangeError\` naming the option at fault.`;
 
-const OUTRO = `## Examples
+const OUTRO = `## OpenTelemetry
+
+The standard \`OTEL_*\` variables are read by the OpenTelemetry SDK itself, not by nudge. The server
+starts the SDK only when \`OTEL_TRACES_EXPORTER\` (other than \`none\`), \`OTEL_EXPORTER_OTLP_ENDPOINT\`
+or \`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT\` is set and \`OTEL_SDK_DISABLED\` is not \`true\`; then
+\`OTEL_SERVICE_NAME\`, \`OTEL_EXPORTER_OTLP_PROTOCOL\`, the sampler and batch variables apply as the
+SDK documents them. \`Engine.create\` takes \`tracing\` (an object, not a setting). See
+[traces](../observability.md#traces).
+
+## Examples
 
 \`\`\`sh
 # SQLite in ./data, handlers from ./handlers.js, port 3000

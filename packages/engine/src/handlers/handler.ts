@@ -50,6 +50,18 @@ export interface HandlerContext {
    */
   progress(value: ProgressValue): void;
   /**
+   * The job's log: `ctx.log.info('fetched', { rows: 120 })` stores a line for this attempt (level,
+   * message, optional fields as a JSON object, the database time), read through
+   * `GET /jobs/:id/logs`, `nudge logs <id>` and the dashboard, and writes it to the service's log
+   * with the job's id and attempt. Never throws and never waits: lines travel to the engine in
+   * batches (at most one message per `progressIntervalMs`) and are stored in batches. A job keeps
+   * at most `logLinesPerJob` lines and `logBytesPerJob` bytes across its attempts (the first
+   * ones; later lines are dropped and counted); a line over 8 KiB is cut. Lines written before
+   * the handler settles are stored before its outcome (waiting at most `logFlushWaitMs`). Calls
+   * after the attempt settled are ignored.
+   */
+  readonly log: JobLog;
+  /**
    * Records a follow-up job, enqueued only if this attempt succeeds: it is inserted in the same
    * transaction as the completion, and not at all when the completion is fenced out (lost
    * lease) or the attempt fails (its recorded follow-ups are dropped; a retry records its own).
@@ -70,6 +82,68 @@ export interface HandlerContext {
    * @throws Error when called after the attempt settled
    */
   enqueue(kind: string, payload?: JsonValue, options?: FollowUpOptions): number;
+  /**
+   * Runs `fn` as the durable step `name` and stores what it returns as the step's result: on
+   * every later attempt of the job (after a crash, a retry, a sleep or a wait), the step returns
+   * that stored result without running `fn`. The result is what JSON gives back (a `Date` becomes
+   * its ISO text, `undefined` becomes `null`), on the first attempt too, so every attempt sees the
+   * same value; it has the limits of a job's result (`MAX_RESULT_BYTES`, 1 MiB). The step is
+   * recorded in one database write, fenced by the attempt's lease, before `step` resolves: what
+   * runs after it never runs without it. A step that throws is recorded `FAILED` with its error,
+   * and the error fails the attempt as any throw does; the next attempt runs the step again. The
+   * step in flight when a process dies runs again (at least once); a finished step never does.
+   * Once the attempt is aborted (`ctx.signal` fired: its lease lost, the job cancelled, a timeout
+   * or a shutdown), `step` runs no function: it throws the abort's reason (`ctx.signal.reason`),
+   * since another attempt may own the job.
+   * @param name - 1 to 200 characters, unique within the job (a loop can add its index)
+   * @throws NudgeError `STEP_NAME_REPEATED` when this attempt already used `name`;
+   *   `INVALID_REQUEST` for a bad name; `PAYLOAD_UNSTORABLE` or `PAYLOAD_TOO_DEEP` when the result
+   *   cannot be stored; `LEASE_LOST` when the attempt no longer holds the job (nothing recorded)
+   * @throws whatever `fn` throws
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Sleeps `ms` ms, durably: the attempt ends without being charged (its slot is free at once),
+   * the job is `SCHEDULED` until the database's now plus `ms`, and then runs again from the top:
+   * finished steps return their results, and this sleep, slept, returns at once. The code after
+   * an unslept `sleep` never runs in this attempt (`ctx.signal` fires, and the promise never
+   * settles). A sleep's wake-up time is recorded on its first call and kept.
+   * @param name - 1 to 200 characters, unique within the job
+   * @param ms - a whole number of ms from 0 to `MAX_DELAY_MS` (365 days)
+   * @throws NudgeError `STEP_NAME_REPEATED`, or `INVALID_REQUEST` for a bad name or `ms`
+   */
+  sleep(name: string, ms: number): Promise<void>;
+  /** {@link sleep} until `date` (a `Date` or ISO 8601 text), by the database clock. */
+  sleepUntil(name: string, date: Date | string): Promise<void>;
+  /**
+   * Waits for the signal `name` sent to this job (`POST /jobs/:id/signals`, `signal()` of
+   * `@nudge/client` inside a producer's transaction, `nudge signal`, or a plain SQL insert into
+   * `nudge_job_signals`) and returns its payload: the first signal of that name, even one sent
+   * before the wait. If none has come, the attempt ends without being charged and the job is
+   * `WAITING` (its slot free) until the signal's insert makes it `PENDING`, in the sender's
+   * transaction, or until `timeoutMs` pass; it then runs again from the top, and this wait
+   * returns the payload, or `null` at the deadline. A wait ends exactly once: after a timeout it
+   * returns `null` on every later attempt, whatever signal comes later.
+   * @param options.timeoutMs - longest wait in ms, 0 to `MAX_DELAY_MS` (365 days)
+   *   @defaultValue none: waits until the signal comes
+   * @throws NudgeError `STEP_NAME_REPEATED`, `INVALID_REQUEST` for a bad name or timeout, or
+   *   `LEASE_LOST`
+   */
+  waitForSignal<T extends JsonValue = JsonValue>(
+    name: string,
+    options?: { readonly timeoutMs?: number },
+  ): Promise<T | null>;
+}
+
+/** Fields of a log line: a plain object of JSON values (others are noted as unstorable). */
+export type JobLogFieldsInput = Readonly<Record<string, unknown>>;
+
+/** `ctx.log`: one method per level, each taking `(message, fields?)`. */
+export interface JobLog {
+  debug(message: string, fields?: JobLogFieldsInput): void;
+  info(message: string, fields?: JobLogFieldsInput): void;
+  warn(message: string, fields?: JobLogFieldsInput): void;
+  error(message: string, fields?: JobLogFieldsInput): void;
 }
 
 /** What `ctx.progress` takes: a percentage, or a small JSON object with an optional `percent`. */

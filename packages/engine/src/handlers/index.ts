@@ -8,6 +8,8 @@ export type {
   HandlerDefinition,
   HandlerExport,
   JobDependency,
+  JobLog,
+  JobLogFieldsInput,
   JsonSchema,
   KindDeclaration,
   KindInfo,

@@ -2,7 +2,7 @@
  * The unit of a whole-number setting, part of its name (`leaseMs`, `NUDGE_LEASE_MS`) and of the
  * accepted form its messages and the settings reference state ("a whole number of ms from 1 to …").
  */
-export type SettingUnit = 'ms' | 'MB' | 'bytes';
+export type SettingUnit = 'ms' | 'MB' | 'bytes' | 'lines';
 
 /** What every setting declares besides its type. */
 interface SettingBase {

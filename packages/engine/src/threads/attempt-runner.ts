@@ -8,11 +8,26 @@ import {
   type JsonValue,
 } from '@nudge/core';
 import { AttemptStatus } from './attempt-status.js';
+import type { AttemptSpan, AttemptTracing } from './attempt-tracing.js';
+import { DurableSteps } from './durable-steps.js';
 import { followUpOf, type FollowUpWire } from './follow-up.js';
-import type { HandlerContext, JobDependency } from '../handlers/handler.js';
+import type { HandlerContext, JobDependency, JobLog } from '../handlers/handler.js';
 import type { LoadedKind } from './handler-module.js';
 import { progressJsonOf } from './progress-value.js';
-import type { AttemptResult, FromThread, JobTuple, LeaseTuple, ProgressTuple } from './thread-messages.js';
+import { ThreadLogs } from './thread-logs.js';
+import { StepRequests } from './step-requests.js';
+import {
+  suspendWire,
+  type AttemptResult,
+  type FromThread,
+  type JobTuple,
+  type LeaseFresh,
+  type LeaseTuple,
+  type LogBatch,
+  type ProgressTuple,
+  type StepWrittenMessage,
+} from './thread-messages.js';
+import type { SuspendWait } from '@nudge/store';
 
 /** An attempt running on this thread. */
 interface Running {
@@ -27,18 +42,38 @@ interface Running {
   unsentProgress: string | undefined;
   /** Jobs recorded with `ctx.enqueue`, sent with a success. */
   followUps: FollowUpWire[] | undefined;
+  /** The job as claimed. */
+  readonly job: JobTuple;
+  /** Made by the first `ctx.step`, `ctx.sleep` or `ctx.waitForSignal` of the attempt. */
+  durable: DurableSteps | undefined;
+  /** Step writes and lease checks sent so far, to number the next request. */
+  requests: number;
+  /** Until when its lease counts as fresh (see `LeaseFresh`). */
+  freshUntil: LeaseFresh;
+  /** The attempt's span, when the thread traces. */
+  readonly span: AttemptSpan | undefined;
 }
 
 /** What an {@link AttemptRunner} needs from the thread it runs in. */
 export interface AttemptRunnerOptions {
   /** The handler module's kinds, loaded in this thread. */
   readonly kinds: ReadonlyMap<string, LoadedKind>;
-  /** Shortest time between two progress messages of this thread, in ms. */
+  /** Shortest time between two progress messages of this thread, in ms (and between two log messages). */
   readonly progressIntervalMs: number;
-  /** Sends a message to the engine (progress, culprits, stray errors). */
+  /** Most `ctx.log` lines one attempt sends; later ones are counted as dropped. */
+  readonly logLinesPerJob: number;
+  /** Sends a message to the engine (progress, logs, culprits, stray errors). */
   readonly send: (message: FromThread) => void;
-  /** An attempt ended; called once per attempt. */
-  readonly settled: (result: AttemptResult) => void;
+  /**
+   * An attempt ended; called once per attempt, with its `ctx.log` lines not sent yet, which the
+   * caller delivers before the result.
+   */
+  readonly settled: (result: AttemptResult, logs: LogBatch | undefined) => void;
+  /**
+   * Spans of the attempts, when the engine traces: jobs then come as traced tuples (see
+   * `JobTuple`). @defaultValue none
+   */
+  readonly tracing?: AttemptTracing;
 }
 
 /** Aborts that overtook their attempt's start, kept at most this many (the oldest go first). */
@@ -64,11 +99,20 @@ export class AttemptRunner {
   readonly #earlyAborts = new Map<string, string>();
   /** Attempts with progress not yet sent. */
   readonly #progressed = new Set<Running>();
+  /** Step writes and lease checks sent to the engine and not yet answered. */
+  readonly #requests: StepRequests;
   #progressTimer: NodeJS.Timeout | undefined;
   #progressSentAt = Number.NEGATIVE_INFINITY;
+  readonly #logs: ThreadLogs;
 
   constructor(options: AttemptRunnerOptions) {
     this.#options = options;
+    this.#requests = new StepRequests(options.send);
+    this.#logs = new ThreadLogs({
+      intervalMs: options.progressIntervalMs,
+      linesPerAttempt: options.logLinesPerJob,
+      send: (batches) => options.send({ type: 'logs', logs: JSON.stringify(batches) }),
+    });
   }
 
   /**
@@ -105,8 +149,12 @@ export class AttemptRunner {
     };
   }
 
-  /** Starts an attempt of `job`; its end goes to `settled`. */
-  start(job: JobTuple): void {
+  /**
+   * Starts an attempt of `job`; its end goes to `settled`.
+   * @param freshUntil - until when its lease counts as fresh (see `LeaseFresh`)
+   */
+  start(job: JobTuple, freshUntil: LeaseFresh): void {
+    const tracing = this.#options.tracing;
     const entry: Running = {
       id: job[0],
       version: job[1],
@@ -115,6 +163,11 @@ export class AttemptRunner {
       settled: false,
       unsentProgress: undefined,
       followUps: undefined,
+      job,
+      durable: undefined,
+      requests: 0,
+      freshUntil,
+      span: tracing?.begin(job),
     };
     const key = `${entry.id}:${entry.version}`;
     const early = this.#earlyAborts.get(key);
@@ -123,7 +176,9 @@ export class AttemptRunner {
       entry.abortReason = new Error(early);
     }
     this.#running.set(entry.id, entry);
-    void this.#current.run(entry, () => this.#invoke(entry, job, this.#options.kinds.get(job[2])));
+    const invoke = (): Promise<void> =>
+      this.#current.run(entry, () => this.#invoke(entry, job, this.#options.kinds.get(job[2])));
+    void (tracing && entry.span ? tracing.run(entry.span, invoke) : invoke());
   }
 
   /** Fires `ctx.signal` of these attempts; one not started yet gets it when it starts. */
@@ -141,6 +196,44 @@ export class AttemptRunner {
       entry.abortReason = new Error(reason);
       entry.controller?.abort(entry.abortReason);
     }
+  }
+
+  /** The engine answered a step write or lease check of this thread (one of another Piscina worker is ignored). */
+  stepWritten(message: StepWrittenMessage): void {
+    this.#requests.answered(message);
+  }
+
+  #durableOf(entry: Running): DurableSteps {
+    entry.durable ??= new DurableSteps(
+      {
+        jobId: entry.id,
+        attempt: entry.job[3],
+        write: (step) => this.#requests.write(entry, step),
+        confirmLease: () => this.#requests.confirmLease(entry),
+        suspend: (name, wait) => this.#suspend(entry, name, wait),
+        ended: () => entry.settled,
+        aborted: () => entry.abortReason,
+      },
+      entry.job[6] ?? undefined,
+    );
+    return entry.durable;
+  }
+
+  /** Ends the attempt uncharged to sleep or wait; the handler's code after the call never runs. */
+  #suspend(entry: Running, name: string, wait: SuspendWait): Promise<never> {
+    const { id, version } = entry;
+    this.#settle(entry, [
+      id,
+      version,
+      AttemptStatus.suspended,
+      suspendWire(name, wait),
+      entry.unsentProgress,
+    ]);
+    entry.abortReason ??= new Error(
+      `the attempt is suspended (${wait.type === 'sleep' ? 'sleeping' : 'waiting for a signal'}: "${name}")`,
+    );
+    entry.controller?.abort(entry.abortReason);
+    return new Promise<never>(() => undefined);
   }
 
   // Progress goes at most once per interval, for every attempt of this thread in one message.
@@ -175,7 +268,12 @@ export class AttemptRunner {
     if (list.length >= MAX_FOLLOW_UPS) {
       throw new RangeError(`ctx.enqueue: an attempt may enqueue at most ${MAX_FOLLOW_UPS} follow-up jobs`);
     }
-    list.push(followUp);
+    const { tracing } = this.#options;
+    list.push(
+      tracing && entry.span
+        ? { ...followUp, traceContext: tracing.send(entry.span, followUp.kind, followUp.queue) }
+        : followUp,
+    );
     return list.length - 1;
   }
 
@@ -184,7 +282,8 @@ export class AttemptRunner {
     entry.settled = true;
     this.#running.delete(entry.id);
     this.#progressed.delete(entry);
-    this.#options.settled(result);
+    if (entry.span) this.#options.tracing?.end(entry.span, result);
+    this.#options.settled(result, this.#logs.take(entry.id, entry.version));
   }
 
   #signalOf(entry: Running): AbortSignal {
@@ -209,6 +308,10 @@ export class AttemptRunner {
         return;
       }
       const signalOf = (): AbortSignal => this.#signalOf(entry);
+      let log: JobLog | undefined;
+      // Read for the first time after the attempt settled (a stray timer): its calls are ignored.
+      const logOf = (): JobLog =>
+        (log ??= entry.settled ? IGNORED_LOG : this.#logs.logOf(id, version, job[3]));
       const ctx: HandlerContext = {
         jobId: id,
         kind: job[2],
@@ -219,12 +322,22 @@ export class AttemptRunner {
         },
         dependencies: dependenciesOf(job[5]),
         progress: (value) => this.#reportProgress(entry, value),
+        // Made on first use: most handlers never log.
+        get log() {
+          return logOf();
+        },
         enqueue: (followUpKind, followUpPayload, options) =>
           this.#recordFollowUp(entry, followUpKind, followUpPayload, options),
+        step: (name, fn) => this.#durableOf(entry).step(name, fn) as Promise<never>,
+        sleep: (name, ms) => this.#durableOf(entry).sleep(name, ms),
+        sleepUntil: (name, date) => this.#durableOf(entry).sleepUntil(name, date),
+        waitForSignal: (name, options) =>
+          this.#durableOf(entry).waitForSignal(name, options) as Promise<never>,
       };
       const value: unknown = await kind.handler(payload, ctx);
       this.#settle(entry, this.#resultOf(entry, value));
     } catch (error) {
+      if (entry.span && !entry.settled) this.#options.tracing?.recordError(entry.span, error);
       this.#settle(entry, [id, version, AttemptStatus.threw, errorMessage(error), entry.unsentProgress]);
     }
   }
@@ -272,8 +385,16 @@ export class AttemptRunner {
 
 const NO_DEPENDENCIES: Readonly<Record<number, JobDependency>> = Object.freeze({});
 
+/** The `ctx.log` of an attempt that had settled before the handler first read it. */
+const IGNORED_LOG: JobLog = Object.freeze({
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+});
+
 /** `ctx.dependencies` from a job tuple's `dependenciesJson`, frozen. */
-function dependenciesOf(json: string | undefined): Readonly<Record<number, JobDependency>> {
-  if (json === undefined) return NO_DEPENDENCIES;
+function dependenciesOf(json: string | null | undefined): Readonly<Record<number, JobDependency>> {
+  if (json === undefined || json === null) return NO_DEPENDENCIES;
   return Object.freeze(JSON.parse(json) as Record<number, JobDependency>);
 }

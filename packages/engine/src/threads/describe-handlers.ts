@@ -33,8 +33,10 @@ export async function describeHandlers(
     {
       onResults: () => undefined,
       onProgress: () => undefined,
+      onLogs: () => undefined,
       onCulprit: () => undefined,
       onStrayError: () => undefined,
+      onStepWrite: () => undefined,
       onExit: () => undefined,
     },
   );

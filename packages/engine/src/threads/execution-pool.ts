@@ -1,6 +1,14 @@
 import type { ExecutionClass } from '@nudge/core';
 import type { ClaimedJob, JobLease } from '@nudge/store';
-import type { AttemptResult, ProgressTuple } from './thread-messages.js';
+import type {
+  AttemptResult,
+  LogBatch,
+  ProgressTuple,
+  StepMessage,
+  StepWrittenMessage,
+  LeaseCheckMessage,
+  LeaseFresh,
+} from './thread-messages.js';
 
 /** An attempt that was on a thread when the thread ended. */
 export interface LostAttempt {
@@ -18,6 +26,16 @@ export interface ExecutionPoolListener {
   onThreadReady(execution: ExecutionClass): void;
   /** Running attempts of this pool reported progress (only those still on their thread). */
   onProgress(progress: readonly ProgressTuple[]): void;
+  /**
+   * Attempts of this pool wrote `ctx.log` lines; an attempt's last lines come before its result
+   * (the store fences lines of attempts no longer current).
+   */
+  onLogs(batches: readonly LogBatch[]): void;
+  /**
+   * A running attempt asks for a step row to be written (`ctx.step`); `reply` sends the answer
+   * to its thread.
+   */
+  onStepWrite(message: StepMessage | LeaseCheckMessage, reply: (answer: StepWrittenMessage) => void): void;
   /**
    * A thread ended with these attempts still on it (none when it was idle); their slots are free
    * again, and a new thread takes its place. `terminated` is true when the pool was asked to end it;
@@ -50,9 +68,11 @@ export interface ExecutionPool {
    * thread can end during the claim's round trip (a handler exits, a timeout terminates it): the
    * jobs then left without a place are returned, unstarted, for the caller to give back; the
    * replacement thread's `onThreadReady` says when places return.
+   * @param freshUntil - until when the jobs' leases count as fresh (see `LeaseFresh`); never
+   *   stale by default
    * @returns the jobs no ready thread had a place for (none, unless a thread ended meanwhile)
    */
-  dispatch(jobs: readonly ClaimedJob[]): ClaimedJob[];
+  dispatch(jobs: readonly ClaimedJob[], freshUntil?: LeaseFresh): ClaimedJob[];
   /** Fires `ctx.signal` of these attempts (cooperative), with `reason` as its reason's message. */
   abort(leases: readonly JobLease[], reason: string): void;
   /** Ends the thread running attempt `id`, and with it every attempt on that thread. */

@@ -54,6 +54,8 @@ class Recorder implements ExecutionPoolListener {
     this.#push({ type: 'ready' });
   }
   onProgress(): void {}
+  onLogs(): void {}
+  onStepWrite(): void {}
   onThreadLost(
     _execution: string,
     lost: readonly LostAttempt[],
@@ -107,6 +109,7 @@ describe('PiscinaPool', () => {
         threads,
         maxOldGenerationSizeMb: 32,
         youngGenerationMbByKind: new Map(Object.entries(young)),
+        logLinesPerJob: 1000,
         niceIncrement: 0,
         progressIntervalMs: 1000,
         logger: silentLogger,
@@ -183,14 +186,20 @@ describe('PiscinaPool', () => {
     p.dispatch([own]);
     const ownReport = await recorder.next();
     assert.ok(ownReport.type === 'results');
-    const ownLimits = JSON.parse(ownReport.results[0]?.[3] ?? 'null') as Record<string, number>;
+    const ownLimits = JSON.parse((ownReport.results[0]?.[3] as string | undefined) ?? 'null') as Record<
+      string,
+      number
+    >;
     assert.equal(ownLimits.maxYoungGenerationSizeMb, 24);
     assert.equal(ownLimits.maxOldGenerationSizeMb, 32);
     const shared = job('limits');
     p.dispatch([shared]);
     const sharedReport = await recorder.next();
     assert.ok(sharedReport.type === 'results');
-    const sharedLimits = JSON.parse(sharedReport.results[0]?.[3] ?? 'null') as Record<string, number>;
+    const sharedLimits = JSON.parse((sharedReport.results[0]?.[3] as string | undefined) ?? 'null') as Record<
+      string,
+      number
+    >;
     assert.notEqual(sharedLimits.maxYoungGenerationSizeMb, 24);
 
     const holding = job('youngHold');

@@ -7,11 +7,15 @@ import type { ExecutionPool, ExecutionPoolListener, LostAttempt } from './execut
 import type { PiscinaThreadData } from './piscina-thread-data.js';
 import {
   jobTuple,
+  type ThreadTracing,
   type AbortMessage,
-  type AttemptResult,
   type FromThread,
   type JobTuple,
+  type LogBatch,
+  type PiscinaTaskResult,
   type ProgressTuple,
+  type LeaseFresh,
+  type PiscinaTask,
 } from './thread-messages.js';
 
 const ENTRY = new URL('./piscina-entry.js', import.meta.url).href;
@@ -34,13 +38,17 @@ export interface PiscinaPoolOptions {
   readonly niceIncrement: number;
   /** Shortest time between two progress messages of one worker, in ms. */
   readonly progressIntervalMs: number;
+  /** Most `ctx.log` lines one attempt sends. */
+  readonly logLinesPerJob: number;
   readonly logger: Logger;
+  /** How workers trace attempts; absent when the engine does not trace. */
+  readonly tracing?: ThreadTracing;
 }
 
 /** One Piscina pool: the default one, or a kind's own. */
 interface Group {
   readonly name: string;
-  readonly piscina: Piscina<JobTuple | null, AttemptResult | null>;
+  readonly piscina: Piscina<PiscinaTask | null, PiscinaTaskResult | null>;
   readonly aborts: BroadcastChannel;
 }
 
@@ -132,7 +140,7 @@ export class PiscinaPool implements ExecutionPool {
     return this.#groups.reduce((sum, group) => sum + group.piscina.queueSize, 0);
   }
 
-  dispatch(jobs: readonly ClaimedJob[]): ClaimedJob[] {
+  dispatch(jobs: readonly ClaimedJob[], freshUntil: LeaseFresh = Number.POSITIVE_INFINITY): ClaimedJob[] {
     const unplaced: ClaimedJob[] = [];
     for (const job of jobs) {
       const group = this.#groupOfKind.get(job.kind) ?? this.#default;
@@ -140,7 +148,7 @@ export class PiscinaPool implements ExecutionPool {
         unplaced.push(job);
         continue;
       }
-      this.#run(group, job);
+      this.#run(group, job, freshUntil);
       // Slots are exact, so Piscina never queues: a job waiting there would wait behind another.
       if (group.piscina.queueSize > 0) {
         this.#options.logger.error(
@@ -187,9 +195,11 @@ export class PiscinaPool implements ExecutionPool {
       handlersUrl: this.#options.handlersUrl,
       niceIncrement: this.#options.niceIncrement,
       progressIntervalMs: this.#options.progressIntervalMs,
+      logLinesPerJob: this.#options.logLinesPerJob,
       abortChannel,
+      ...(this.#options.tracing ? { tracing: this.#options.tracing } : {}),
     };
-    const piscina = new Piscina<JobTuple | null, AttemptResult | null>({
+    const piscina = new Piscina<PiscinaTask | null, PiscinaTaskResult | null>({
       filename: ENTRY,
       name: 'default',
       minThreads: this.#options.threads,
@@ -205,7 +215,9 @@ export class PiscinaPool implements ExecutionPool {
       },
       workerData,
     });
-    piscina.on('message', (message: FromThread) => this.#onMessage(message));
+    const aborts = new BroadcastChannel(abortChannel);
+    aborts.unref();
+    piscina.on('message', (message: FromThread) => this.#onMessage(message, aborts));
     piscina.on('workerCreate', () => {
       if (this.#started && !this.#stopping) this.#listener.onThreadReady(this.execution);
     });
@@ -227,19 +239,21 @@ export class PiscinaPool implements ExecutionPool {
     piscina.on('error', (error: unknown) => {
       this.#idleCause = { cause: error, culpritKnown: false };
     });
-    const group: Group = { name, piscina, aborts: new BroadcastChannel(abortChannel) };
-    group.aborts.unref();
+    const group: Group = { name, piscina, aborts };
     this.#groups.push(group);
     return group;
   }
 
-  #run(group: Group, job: ClaimedJob): void {
+  #run(group: Group, job: ClaimedJob, freshUntil: LeaseFresh): void {
     const task: Task = { version: job.version, group, controller: new AbortController(), terminated: false };
     this.#tasks.set(job.id, task);
-    const tuple: JobTuple = jobTuple(job);
-    group.piscina.run(tuple, { signal: task.controller.signal }).then(
-      (result) => {
-        if (!this.#end(job.id, task) || !result) return;
+    const tuple: JobTuple = jobTuple(job, this.#options.tracing !== undefined);
+    const piscinaTask: PiscinaTask = [tuple, freshUntil];
+    group.piscina.run(piscinaTask, { signal: task.controller.signal }).then(
+      (settled) => {
+        if (!this.#end(job.id, task) || !settled) return;
+        const [result, logs] = settled;
+        if (logs) this.#listener.onLogs([logs]);
         this.#listener.onResults(this.execution, [result]);
       },
       (cause: unknown) => {
@@ -265,14 +279,22 @@ export class PiscinaPool implements ExecutionPool {
     return true;
   }
 
-  #onMessage(message: FromThread): void {
+  #onMessage(message: FromThread, channel: BroadcastChannel): void {
     switch (message.type) {
+      case 'step':
+      case 'lease-check':
+        // Every worker of the pool hears the answer; only the one that asked has the request.
+        this.#listener.onStepWrite(message, (answer) => channel.postMessage(answer));
+        return;
       case 'progress': {
         const progress = JSON.parse(message.progress) as ProgressTuple[];
         const current = progress.filter(([id, version]) => this.#tasks.get(id)?.version === version);
         if (current.length > 0) this.#listener.onProgress(current);
         return;
       }
+      case 'logs':
+        this.#listener.onLogs(JSON.parse(message.logs) as LogBatch[]);
+        return;
       case 'culprit':
         // Only attempts still on their worker: an ended one has its outcome already, and its
         // stray timer ends a worker that may be idle.

@@ -24,7 +24,16 @@ export async function startThreadPools(
     handlersUrl: handlersUrl(options.handlers),
     maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
     progressIntervalMs: options.progressIntervalMs,
+    logLinesPerJob: options.logLinesPerJob,
     logger: options.logger,
+    ...(options.tracing
+      ? {
+          tracing:
+            options.tracing.threadSetup === undefined
+              ? {}
+              : { setupUrl: handlersUrl(options.tracing.threadSetup) },
+        }
+      : {}),
   };
   try {
     for (const execution of EXECUTION_CLASSES) {

@@ -4,20 +4,26 @@
 // loop, however many attempts settled in it).
 import { parentPort, workerData } from 'node:worker_threads';
 import { AttemptRunner } from './attempt-runner.js';
+import { AttemptTracing } from './attempt-tracing.js';
+import { setUpTracing } from './thread-tracing-setup.js';
 import { readSchedulesExport, loadHandlerModule } from './handler-module.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import type { AttemptResult, FromThread, JobTuple, ThreadData, ToThread } from './thread-messages.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread-entry must run in a worker thread');
-const { handlersUrl, role, niceIncrement, progressIntervalMs } = workerData as ThreadData;
+const { handlersUrl, role, niceIncrement, progressIntervalMs, logLinesPerJob, tracing } =
+  workerData as ThreadData;
 lowerThreadPriority(niceIncrement);
 const send = (message: FromThread): void => port.postMessage(message);
+const traced = tracing !== undefined && role !== 'describe';
 
-const kinds = await loadHandlerModule(handlersUrl).catch((error: unknown) => {
-  send({ type: 'load-error', message: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
-});
+const kinds = await setUpTracing(traced ? tracing : undefined)
+  .then(() => loadHandlerModule(handlersUrl))
+  .catch((error: unknown) => {
+    send({ type: 'load-error', message: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  });
 
 let pending: AttemptResult[] = [];
 let flushScheduled = false;
@@ -32,8 +38,12 @@ function flush(): void {
 const runner = new AttemptRunner({
   kinds,
   progressIntervalMs,
+  logLinesPerJob,
   send,
-  settled: (result) => {
+  ...(traced ? { tracing: new AttemptTracing() } : {}),
+  settled: (result, logs) => {
+    // On the same port as the results, and before them: the engine has the lines first.
+    if (logs) send({ type: 'logs', logs: JSON.stringify([logs]) });
     pending.push(result);
     if (!flushScheduled) {
       flushScheduled = true;
@@ -53,7 +63,11 @@ if (role === 'describe') process.exit(0);
 
 port.on('message', (message: ToThread) => {
   if (message.type === 'run') {
-    for (const job of JSON.parse(message.jobs) as JobTuple[]) runner.start(job);
+    for (const job of JSON.parse(message.jobs) as JobTuple[]) runner.start(job, message.freshUntil);
+    return;
+  }
+  if (message.type === 'step-written') {
+    runner.stepWritten(message);
     return;
   }
   runner.abort(message.leases, message.reason);

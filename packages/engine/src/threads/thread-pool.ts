@@ -1,7 +1,7 @@
 import type { ExecutionClass, Logger } from '@nudge/core';
 import type { ClaimedJob, JobLease } from '@nudge/store';
 import type { ExecutionPool, ExecutionPoolListener, LostAttempt } from './execution-pool.js';
-import type { AttemptResult, ProgressTuple } from './thread-messages.js';
+import type { AttemptResult, LeaseFresh, ProgressTuple, ThreadTracing } from './thread-messages.js';
 import { WorkerThread, type ThreadListener } from './worker-thread.js';
 
 /** Options of a {@link ThreadPool}. */
@@ -19,7 +19,11 @@ export interface ThreadPoolOptions {
   readonly niceIncrement: number;
   /** Shortest time between two progress messages of one thread, in ms. */
   readonly progressIntervalMs: number;
+  /** Most `ctx.log` lines one attempt sends. */
+  readonly logLinesPerJob: number;
   readonly logger: Logger;
+  /** How threads trace attempts; absent when the engine does not trace. */
+  readonly tracing?: ThreadTracing;
 }
 
 interface Slot {
@@ -88,7 +92,7 @@ export class ThreadPool implements ExecutionPool {
     return free;
   }
 
-  dispatch(jobs: readonly ClaimedJob[]): ClaimedJob[] {
+  dispatch(jobs: readonly ClaimedJob[], freshUntil: LeaseFresh = Number.POSITIVE_INFINITY): ClaimedJob[] {
     const batches = new Map<Slot, ClaimedJob[]>();
     const unplaced: ClaimedJob[] = [];
     const open = [...this.#slots.values()].filter((s) => s.ready && !s.terminated);
@@ -108,7 +112,7 @@ export class ThreadPool implements ExecutionPool {
       if (!batch) batches.set(best, (batch = []));
       batch.push(job);
     }
-    for (const [slot, batch] of batches) slot.thread.run(batch);
+    for (const [slot, batch] of batches) slot.thread.run(batch, freshUntil);
     return unplaced;
   }
 
@@ -150,12 +154,15 @@ export class ThreadPool implements ExecutionPool {
     const listener: ThreadListener = {
       onResults: (thread, results) => this.#onResults(thread, results),
       onProgress: (thread, progress) => this.#onProgress(thread, progress),
+      onLogs: (_thread, batches) => this.#listener.onLogs(batches),
       onCulprit: (thread, id, _version, error) => this.#slots.get(thread)?.culprits.set(id, error),
       onStrayError: (_thread, id, version, error) =>
         this.#options.logger.warn(
           { jobId: id, version, error },
           'a handler threw after its attempt had ended; the attempt keeps its outcome',
         ),
+      onStepWrite: (thread, message) =>
+        this.#listener.onStepWrite(message, (answer) => thread.stepWritten(answer)),
       onExit: (thread, cause) => this.#onExit(thread, cause),
     };
     const thread = new WorkerThread(
@@ -165,6 +172,8 @@ export class ThreadPool implements ExecutionPool {
         maxOldGenerationSizeMb: this.#options.maxOldGenerationSizeMb,
         niceIncrement: this.#options.niceIncrement,
         progressIntervalMs: this.#options.progressIntervalMs,
+        logLinesPerJob: this.#options.logLinesPerJob,
+        ...(this.#options.tracing ? { tracing: this.#options.tracing } : {}),
       },
       listener,
     );

@@ -7,9 +7,15 @@ import {
   type AttemptResult,
   type FromThread,
   type LeaseTuple,
+  type LogBatch,
   type ProgressTuple,
+  type StepMessage,
+  type StepWrittenMessage,
   type ThreadData,
+  type ThreadTracing,
   type ToThread,
+  type LeaseCheckMessage,
+  type LeaseFresh,
 } from './thread-messages.js';
 
 const ENTRY = new URL('./thread-entry.js', import.meta.url);
@@ -20,10 +26,14 @@ export interface ThreadListener {
   onResults(thread: WorkerThread, results: readonly AttemptResult[]): void;
   /** Running attempts reported progress (the latest value of each, batched). */
   onProgress(thread: WorkerThread, progress: readonly ProgressTuple[]): void;
+  /** Attempts wrote `ctx.log` lines (an attempt's last ones before its result). */
+  onLogs(thread: WorkerThread, batches: readonly LogBatch[]): void;
   /** An attempt is about to end the thread (it called `process.exit`). */
   onCulprit(thread: WorkerThread, id: number, version: number, error: string): void;
   /** An attempt that had ended already threw outside its promise (from a timer, say). */
   onStrayError(thread: WorkerThread, id: number, version: number, error: string): void;
+  /** A running attempt asks for a step row to be written; answer with {@link WorkerThread.stepWritten}. */
+  onStepWrite(thread: WorkerThread, message: StepMessage | LeaseCheckMessage): void;
   /**
    * The thread is gone: it crashed, exited, ran out of memory, or was terminated. `cause` is
    * the error the thread died of, or an `Error` naming its exit code.
@@ -42,6 +52,10 @@ export interface WorkerThreadOptions {
   readonly niceIncrement?: number;
   /** Shortest time between two progress messages of the thread, in ms. @defaultValue 1000 */
   readonly progressIntervalMs?: number;
+  /** Most `ctx.log` lines one attempt sends. @defaultValue 1000 */
+  readonly logLinesPerJob?: number;
+  /** How the thread traces attempts; absent when the engine does not trace. */
+  readonly tracing?: ThreadTracing;
 }
 
 /**
@@ -55,6 +69,7 @@ export class WorkerThread {
   #moduleSchedules: unknown;
   #cause: unknown;
   #exited = false;
+  readonly #traced: boolean;
 
   constructor(options: WorkerThreadOptions, listener: ThreadListener) {
     const workerData: ThreadData = {
@@ -62,7 +77,10 @@ export class WorkerThread {
       role: options.role,
       niceIncrement: options.niceIncrement ?? 0,
       progressIntervalMs: options.progressIntervalMs ?? 1000,
+      logLinesPerJob: options.logLinesPerJob ?? 1000,
+      ...(options.tracing ? { tracing: options.tracing } : {}),
     };
+    this.#traced = options.tracing !== undefined;
     this.#worker = new Worker(ENTRY, {
       workerData,
       resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb },
@@ -83,6 +101,9 @@ export class WorkerThread {
         case 'progress':
           listener.onProgress(this, JSON.parse(message.progress) as ProgressTuple[]);
           return;
+        case 'logs':
+          listener.onLogs(this, JSON.parse(message.logs) as LogBatch[]);
+          return;
         case 'ready':
           this.#moduleSchedules = message.schedules;
           markReady(message.kinds);
@@ -96,6 +117,10 @@ export class WorkerThread {
           return;
         case 'stray-error':
           listener.onStrayError(this, message.id, message.version, message.error);
+          return;
+        case 'step':
+        case 'lease-check':
+          listener.onStepWrite(this, message);
           return;
       }
     });
@@ -126,13 +151,18 @@ export class WorkerThread {
   }
 
   /** Starts attempts on this thread (one message for all of them). */
-  run(jobs: readonly ClaimedJob[]): void {
-    this.#post({ type: 'run', jobs: encodeJobs(jobs) });
+  run(jobs: readonly ClaimedJob[], freshUntil: LeaseFresh): void {
+    this.#post({ type: 'run', jobs: encodeJobs(jobs, this.#traced), freshUntil });
   }
 
   /** Fires `ctx.signal` of these attempts (`[id, version]` each). */
   abort(leases: readonly LeaseTuple[], reason: string): void {
     this.#post({ type: 'abort', leases, reason });
+  }
+
+  /** Answers a step write of one of this thread's attempts. */
+  stepWritten(answer: StepWrittenMessage): void {
+    this.#post(answer);
   }
 
   /** Ends the thread at once; its attempts never settle, and `onExit` follows. */

@@ -42,7 +42,7 @@ function pageSelect(filters: readonly string[]): string {
 }
 
 const CANCEL_SET = `
-     SET status = 'CANCELLED', version = j.version + 1, lease_expires_at = NULL,
+     SET status = 'CANCELLED', version = j.version + 1, lease_expires_at = NULL, wait_signal = NULL,
          finished_at = ${pgNow('$5')}`;
 
 // A page by parts, after the database refused it: the page's rows (locked), then each part by id.

@@ -4,7 +4,8 @@ import { checkRetryFilter } from '../bulk-filter-check.js';
 import { bulkFilterSql, pgFilterBinding, retryConditions } from '../bulk-filters.js';
 import { runBulkPages } from '../bulk-pages.js';
 import { pgNow } from './pg-row.js';
-import { pgRetryCtes } from './pg-retry-sql.js';
+import { pgClearStepsCte, pgRetryCtes } from './pg-retry-sql.js';
+import { checkRetrySteps, type StepClearing } from '../retry-steps.js';
 import { isRowWriteError, type IsolatedWrites } from '../isolated-writes.js';
 import { pgNoteIsolated, pgWriteIsolating } from './pg-isolating.js';
 import { pgTransaction } from './pg-transaction.js';
@@ -29,9 +30,17 @@ const FIRST = { finishedAt: '-infinity', id: 0 };
  * checks the filter again on the new row: a row a concurrent command already moved is left out,
  * as the single retry would refuse it. The rows change as {@link pgRetryCtes} says; a dependency
  * that matches this command waits for it. Every row of the page comes back (`id` NULL for one its
- * dependencies blocked), so the cursor moves past each.
+ * dependencies blocked), so the cursor moves past each. The steps of the rows it changes are
+ * cleared in the same statement as `clearing` says ({@link pgClearStepsCte}; `fromParam` holds the
+ * `fromStep` name).
  */
-export function pgRetryPageSql(filters: readonly string[], kindGiven = false, onlyParam?: string): string {
+export function pgRetryPageSql(
+  filters: readonly string[],
+  kindGiven = false,
+  onlyParam?: string,
+  clearing: StepClearing = { type: 'none' },
+  fromParam = '',
+): string {
   const where = filters.map((f) => `\n     AND ${f}`).join('');
   // By parts (after the database refused the page): only these ids of the page.
   const only = onlyParam === undefined ? '' : `\n     AND id = ANY(${onlyParam}::bigint[])`;
@@ -48,16 +57,20 @@ WITH page AS MATERIALIZED (
    LIMIT $6
    FOR UPDATE),
 rows AS (SELECT id, depends_on, on_dependency_failure FROM page),
-${pgRetryCtes(retried, 'true', '$7')}
+${pgRetryCtes(retried, 'true', '$7')}${pgClearStepsCte(clearing, fromParam)}
 SELECT c.id, c.kind, c.queue, c.version, c.claimed_by, p.id AS page_id, p.finished_at::text AS cursor_at
   FROM page AS p LEFT JOIN changed AS c ON c.id = p.id
  ORDER BY p.finished_at, p.id`;
 }
 
-/** The rows of a page, read alone (the page's own parameters; $7 is read so they keep their numbers). */
-function pgRetryCandidatesSql(filters: readonly string[]): string {
+/**
+ * The rows of a page, read alone (the page's own parameters; $7 and `fromParam` are read so they
+ * keep their numbers).
+ */
+function pgRetryCandidatesSql(filters: readonly string[], fromParam: string): string {
+  const from = fromParam === '' ? '' : `, ${fromParam}::text AS from_step`;
   return `
-SELECT id, finished_at::text AS cursor_at, $7::timestamptz AS at FROM nudge_jobs
+SELECT id, finished_at::text AS cursor_at, $7::timestamptz AS at${from} FROM nudge_jobs
  WHERE status = $1 AND kind = $3 AND finished_at IS NOT NULL AND finished_at <= $2::timestamptz
    AND finished_at >= $4::timestamptz AND (finished_at, id) > ($4::timestamptz, $5::bigint)${filters.map((f) => `\n   AND ${f}`).join('')}
  ORDER BY finished_at, id
@@ -121,6 +134,7 @@ export async function pgRetryJobs(
   now?: Date,
 ): Promise<BulkCommandResult> {
   checkRetryFilter(filter);
+  const clearing = checkRetrySteps(filter);
   const { rows } = await pool.query<{ cutoff: string }>(`SELECT ${pgNow('$1')}::text AS cutoff`, [
     now ?? null,
   ]);
@@ -139,10 +153,13 @@ export async function pgRetryJobs(
     retryConditions(filter).filter((c) => c.column !== 'kind'),
     pgFilterBinding(8),
   );
-  const text = pgRetryPageSql(filters.sql, filter.kind !== undefined);
-  const onlyParam = `$${8 + filters.values.length}`;
-  const byPartsText = pgRetryPageSql(filters.sql, filter.kind !== undefined, onlyParam);
-  const candidatesText = pgRetryCandidatesSql(filters.sql);
+  // The fromStep name (when given) follows the filter's; the ids of a page by parts come last.
+  const fromValues = clearing.type === 'from' ? [clearing.name] : [];
+  const fromParam = clearing.type === 'from' ? `$${8 + filters.values.length}` : '';
+  const text = pgRetryPageSql(filters.sql, filter.kind !== undefined, undefined, clearing, fromParam);
+  const onlyParam = `$${8 + filters.values.length + fromValues.length}`;
+  const byPartsText = pgRetryPageSql(filters.sql, filter.kind !== undefined, onlyParam, clearing, fromParam);
+  const candidatesText = pgRetryCandidatesSql(filters.sql, fromParam);
   /**
    * A page by parts, after the database refused it: the page's rows, then the page's statement
    * restricted to each part, isolating the rows it refuses. @returns each row read (`id` NULL for
@@ -183,6 +200,7 @@ export async function pgRetryJobs(
       size,
       now ?? null,
       ...filters.values,
+      ...fromValues,
     ];
     let page: { rows: RetriedRow[] };
     let refused = 0;

@@ -1,4 +1,5 @@
 import type { ClaimGroup, ClaimInput } from '../store.js';
+import { pgClaimedSteps } from './pg-claimed-steps.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { limitedWant, SHARE_SLOTS, type LimitedLock } from './pg-limited-hint.js';
 import { pgKeyedCandidateCtes } from './pg-keyed-candidate.js';
@@ -279,7 +280,8 @@ kept AS (
          lease_expires_at = ${clock} + ${pgMs('$3')}
    WHERE j.id = ANY(ARRAY(${kept}))
   RETURNING j.id, j.version, j.kind, j.queue, j.attempts, j.payload,
-            extract(epoch FROM ${clock} - j.run_at) * 1000 AS wait_ms, j.depends_on
+            extract(epoch FROM ${clock} - j.run_at) * 1000 AS wait_ms, j.depends_on,
+            CASE WHEN j.has_steps THEN ${pgClaimedSteps('j', clock)} END AS steps, j.trace_context
 )`);
   if (limited.length > 0) ctes.push(pgLimitedQueueUpdate());
   // `ready` probes each limited queue with a scalar subquery in the order of the queue's claim
@@ -289,7 +291,7 @@ kept AS (
   // the kind index.
   const text = `
 WITH ${ctes.join(',\n')}
-SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on)), '[]')
+SELECT (SELECT coalesce(json_agg(json_build_array(id, version, kind, queue, attempts, payload::text, wait_ms, depends_on, steps, trace_context)), '[]')
           FROM claimed)::text AS jobs,
        (SELECT coalesce(array_agg(q.name), '{}') FROM nudge_queues AS q
          WHERE NOT q.paused AND ${limitedQueue('q')}

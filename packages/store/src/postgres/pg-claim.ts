@@ -7,9 +7,20 @@ import { limitedWant, type LimitedLock, type LimitedQueueHint } from './pg-limit
 
 /**
  * A claimed row as the statement encodes it:
- * `[id, version, kind, queue, attempts, payloadJson, waitMs, dependsOn]`.
+ * `[id, version, kind, queue, attempts, payloadJson, waitMs, dependsOn, stepsJson, traceContext]`.
  */
-type ClaimTuple = [number, number, string, string, number, string, number, number[] | null];
+type ClaimTuple = [
+  number,
+  number,
+  string,
+  string,
+  number,
+  string,
+  number,
+  number[] | null,
+  string | null,
+  string | null,
+];
 
 /**
  * A locked queue as a claim found it: `[name, free, shared, room, shareSize]`: how many more of its
@@ -70,6 +81,8 @@ const toClaimedJob = ([
   payloadJson,
   waitMs,
   dependsOn,
+  stepsJson,
+  traceContext,
 ]: ClaimTuple): ClaimedJob => ({
   id,
   version,
@@ -79,6 +92,8 @@ const toClaimedJob = ([
   attempt,
   waitMs: Math.max(0, Number(waitMs)),
   ...(dependsOn === null ? {} : { dependsOn }),
+  ...(stepsJson === null ? {} : { stepsJson }),
+  ...(traceContext === null ? {} : { traceContext }),
 });
 
 /** What is left of each group's and capped queue's limit after `jobs` were claimed. */

@@ -15,6 +15,26 @@ import { pgTransaction } from './pg-transaction.js';
 // run_at is kept, so a promoted job takes its due place in claim order. The same statement reads
 // what an idle instance's safety poll needs: whether any job is runnable (the rows this promotion
 // made PENDING, which the statement's snapshot does not see, or any other due PENDING row), and when the earliest lease expires (the sweep's next due time).
+// A signal wait whose deadline passed ends here, exactly once: the row is locked (skipping one a
+// signal's insert holds), and a row a signal released meanwhile no longer matches when the lock
+// re-reads it. Its wait's step row is marked TIMED_OUT in the same statement, so every later
+// attempt's wait returns null, whatever signal comes after.
+const SIGNAL_DEADLINES = `timed AS (
+  SELECT id, wait_signal FROM nudge_jobs
+   WHERE status = 'WAITING' AND wait_signal IS NOT NULL AND run_at <= ${pgNow('$1')}
+   ORDER BY run_at
+   LIMIT $2
+   FOR UPDATE SKIP LOCKED
+), timed_out AS (
+  UPDATE nudge_jobs AS j SET status = 'PENDING', wait_signal = NULL
+    FROM timed AS t WHERE j.id = t.id
+  RETURNING j.id, t.wait_signal AS name
+), marked AS (
+  UPDATE nudge_job_steps AS s SET status = 'TIMED_OUT', ended_at = ${pgNow('$1')}
+    FROM timed_out AS t WHERE s.job_id = t.id AND s.name = t.name AND s.status = 'WAITING'
+  RETURNING 1
+)`;
+
 const PROMOTE = `
 WITH due AS (
   SELECT id FROM nudge_jobs
@@ -24,12 +44,17 @@ WITH due AS (
    FOR UPDATE SKIP LOCKED
 ), promoted AS (
   UPDATE nudge_jobs AS j SET status = 'PENDING' WHERE j.id = ANY(ARRAY(SELECT id FROM due)) RETURNING 1
-)
+), ${SIGNAL_DEADLINES}
 SELECT (SELECT count(*) FROM promoted)::integer AS promoted,
-       (SELECT extract(epoch FROM min(run_at) - ${pgNow('$1')}) * 1000
-          FROM nudge_jobs
-         WHERE status = 'SCHEDULED' AND run_at > ${pgNow('$1')})::double precision AS next_due_ms,
-       (EXISTS (SELECT 1 FROM promoted)
+       (SELECT count(*) FROM timed_out)::integer AS timed_out,
+       (SELECT extract(epoch FROM min(at) - ${pgNow('$1')}) * 1000
+          FROM (SELECT min(run_at) AS at FROM nudge_jobs
+                 WHERE status = 'SCHEDULED' AND run_at > ${pgNow('$1')}
+                UNION ALL
+                SELECT min(run_at) FROM nudge_jobs
+                 WHERE status = 'WAITING' AND wait_signal IS NOT NULL
+                   AND run_at > ${pgNow('$1')} AND run_at < 'infinity') AS next)::double precision AS next_due_ms,
+       (EXISTS (SELECT 1 FROM promoted) OR EXISTS (SELECT 1 FROM timed_out)
         OR EXISTS (SELECT 1 FROM nudge_jobs
                     WHERE status = 'PENDING' AND run_at <= ${pgNow('$1')})) AS runnable,
        (SELECT extract(epoch FROM min(lease_expires_at) - ${pgNow('$1')}) * 1000
@@ -78,6 +103,7 @@ export async function pgPromote(
   const promote = (limit: number) =>
     pool.query<{
       promoted: number;
+      timed_out: number;
       next_due_ms: number | null;
       runnable: boolean;
       next_expiry_ms: number | null;
@@ -100,6 +126,7 @@ export async function pgPromote(
   return {
     promoted: byParts?.promoted ?? row?.promoted ?? 0,
     isolated: byParts?.refused.length ?? 0,
+    ...(row?.timed_out ? { timedOut: row.timed_out } : {}),
     nextDueInMs: row?.next_due_ms == null ? null : Math.max(0, row.next_due_ms),
     runnable: row?.runnable ?? false,
     nextLeaseExpiryInMs: row?.next_expiry_ms ?? null,

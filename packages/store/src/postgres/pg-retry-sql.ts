@@ -1,3 +1,4 @@
+import type { StepClearing } from '../retry-steps.js';
 import { pgNow } from './pg-row.js';
 
 /**
@@ -11,7 +12,9 @@ import { pgNow } from './pg-row.js';
  * `d`) says this same command retries it. A row whose dependency ended `FAILED` or `CANCELLED`
  * (and is not retried) or no longer exists, and that cancels on a failed dependency, is
  * `blocked`: left as it is. Any other row becomes `WAITING` while it awaits a dependency, else
- * `PENDING`, with fresh attempts, due at once. The rows are found by primary key from one array
+ * `PENDING`, with fresh attempts, due at once, and no longer waits for a signal (`wait_signal`
+ * NULL: a job retried into `WAITING` waits for its dependencies only). The rows are found by
+ * primary key from one array
  * (a join of `rows` to the table may flip to a scan of the whole table).
  *
  * Every dependency read is marked `has_dependents` (where it is not yet), so its outcome's trigger
@@ -42,7 +45,7 @@ changed AS (
   UPDATE nudge_jobs AS j
      SET status = CASE WHEN v.waits THEN 'WAITING' ELSE 'PENDING' END, version = j.version + 1,
          attempts = 0, run_at = ${pgNow(nowParam)}, lease_expires_at = NULL, started_at = NULL,
-         finished_at = NULL, result = NULL, progress = NULL,
+         finished_at = NULL, result = NULL, progress = NULL, wait_signal = NULL,
          has_dependents = j.has_dependents OR j.id = ANY(ARRAY(SELECT id FROM deps))
     FROM rows AS p LEFT JOIN verdict AS v ON v.id = p.id
    WHERE j.id = ANY(ARRAY(SELECT id FROM rows)) AND j.id = p.id
@@ -66,3 +69,27 @@ SELECT x.value::bigint AS id, d.status
  WHERE j.id = $1 AND (d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED'))
  ORDER BY x.n
  LIMIT 1`;
+
+/**
+ * The clearing of the steps of the jobs a retry changed (CTE `changed`, from
+ * {@link pgRetryCtes}), as one more CTE to follow it in the same statement, so the steps go in
+ * the retry's own transaction and only for the jobs it changed (a refused or blocked retry clears
+ * nothing). Empty when nothing is cleared. A job without steps (`has_steps` false) is skipped.
+ * `from`: the step named `fromParam` and every step of the job with a greater or equal `position`
+ * (the order of first record); a job with no step of that name keeps all its steps.
+ */
+export function pgClearStepsCte(clearing: StepClearing, fromParam: string): string {
+  if (clearing.type === 'none') return '';
+  const from =
+    clearing.type === 'from'
+      ? `
+     AND s.position >= (SELECT f.position FROM nudge_job_steps AS f WHERE f.job_id = c.id AND f.name = ${fromParam}::text)`
+      : '';
+  return `,
+cleared AS (
+  DELETE FROM nudge_job_steps AS s USING changed AS c
+   WHERE c.has_steps AND s.job_id = c.id${from})`;
+}
+
+/** Whether job $1 has recorded a step named $2. */
+export const PG_HAS_STEP = `SELECT EXISTS (SELECT 1 FROM nudge_job_steps WHERE job_id = $1 AND name = $2) AS found`;

@@ -1,4 +1,10 @@
-import type { DependencyFailureMode, Job, JobStatus, JsonValue } from '@nudge/core';
+import {
+  NO_DEADLINE,
+  type DependencyFailureMode,
+  type Job,
+  type JobStatus,
+  type JsonValue,
+} from '@nudge/core';
 import type { JobColumn } from '../job-reads.js';
 import { toAttemptError, type StoredAttemptError } from '../stored-attempt-error.js';
 
@@ -10,7 +16,8 @@ export interface PgJobRow {
   payload: JsonValue;
   status: string;
   priority: number;
-  run_at: Date;
+  /** `Infinity` (a number) for `'infinity'`: a signal wait without a deadline. */
+  run_at: Date | number;
   attempts: number;
   max_attempts: number;
   version: number;
@@ -32,6 +39,8 @@ export interface PgJobRow {
   depends_on: number[] | null;
   on_dependency_failure: DependencyFailureMode | null;
   has_dependents: boolean;
+  has_steps: boolean;
+  wait_signal: string | null;
 }
 
 /** Converts a PostgreSQL row to a {@link Job}. */
@@ -43,7 +52,8 @@ export function pgRowToJob(row: PgJobRow): Job {
     payload: row.payload,
     status: row.status as JobStatus,
     priority: row.priority,
-    runAt: row.run_at,
+    // A signal wait without a deadline has run_at 'infinity', which the driver reads as a number.
+    runAt: row.run_at instanceof Date ? row.run_at : NO_DEADLINE,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,
     version: row.version,
@@ -62,6 +72,8 @@ export function pgRowToJob(row: PgJobRow): Job {
     finishedAt: row.finished_at,
     dependsOn: row.depends_on ?? [],
     onDependencyFailure: row.on_dependency_failure,
+    hasSteps: row.has_steps,
+    waitSignal: row.wait_signal,
   };
 }
 

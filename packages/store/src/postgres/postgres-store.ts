@@ -12,6 +12,7 @@ import type {
   BulkCommandResult,
   CancelJobsFilter,
   RetryJobsFilter,
+  RetrySteps,
   FinishedKind,
   PruneInput,
   ScheduleAdvance,
@@ -30,12 +31,21 @@ import type {
   InstanceInput,
   JobCommandResult,
   JobLease,
+  StepRecordInput,
+  SuspendInput,
+  SuspendOutcome,
   ListInstancesInput,
+  ListDependentsQuery,
   ListJobsQuery,
   ListQueuesQuery,
   NewJobsHandlers,
   NewJobsListener,
   ProgressInput,
+  JobLogAppend,
+  JobLogAppended,
+  JobLogCaps,
+  JobLogPage,
+  JobLogQuery,
   PromoteInput,
   PromoteResult,
   QueueLimitsPatch,
@@ -46,13 +56,22 @@ import type {
   Store,
   StoreCapabilities,
   StoreStats,
+  JobStepsRead,
+  SentSignal,
+  SignalInput,
   SweepInput,
   SweepResult,
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
-import type { DependencyOutcome } from '../read-types.js';
+import {
+  selectDependencyOutcomes,
+  selectDependentRows,
+  selectJobRow,
+  selectJobRows,
+  selectStatusCounts,
+} from '../job-reads.js';
+import type { DependencyOutcome, DependencyOutcomeOptions } from '../read-types.js';
 import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { pgActivity } from './pg-activity.js';
@@ -86,6 +105,7 @@ import { PgConnections, type PgConnectionMode } from './pg-connections.js';
 import { pgSetProgress } from './pg-progress.js';
 import { pgPromote } from './pg-promote.js';
 import { pgRelease } from './pg-release.js';
+import { pgRecordStep, pgSuspend } from './pg-steps.js';
 import { pgRowToJob, type PgJobRow } from './pg-row.js';
 import { pgSweep } from './pg-sweep.js';
 import { pgFailUnhandledKinds } from './pg-unhandled-kinds.js';
@@ -97,6 +117,9 @@ import {
   type IsolatedWriteOperation,
 } from '../isolated-writes.js';
 import { pgNoteIsolated } from './pg-isolating.js';
+import { pgSendSignal } from './pg-signals.js';
+import { pgJobSteps } from './pg-step-reads.js';
+import { pgAppendJobLogs, pgReadJobLogs } from './pg-job-logs.js';
 
 /** Options for {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -295,11 +318,16 @@ export class PostgresStore implements Store {
     return (await selectJobRows<PgJobRow, PgSchema>(this.#kysely, query)).map(pgRowToJob);
   }
 
+  async listDependents(query: ListDependentsQuery): Promise<Job[]> {
+    const names = sql<boolean>`depends_on @> jsonb_build_array(${query.id}::bigint)`;
+    return (await selectDependentRows<PgJobRow, PgSchema>(this.#kysely, query, names)).map(pgRowToJob);
+  }
+
   async dependencyOutcomes(
     ids: readonly number[],
-    options: { readonly results: boolean },
+    options: DependencyOutcomeOptions,
   ): Promise<Map<number, DependencyOutcome>> {
-    return selectDependencyOutcomes(this.#kysely, ids, options.results, (value) => value as JsonValue | null);
+    return selectDependencyOutcomes(this.#kysely, ids, options, (value) => value as JsonValue | null);
   }
 
   async countByStatus(): Promise<Record<JobStatus, number>> {
@@ -314,8 +342,8 @@ export class PostgresStore implements Store {
     return pgCancelJob(await this.#db.main(), id, now);
   }
 
-  async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
-    return pgRetryJob(await this.#db.main(), id, now);
+  async retryJob(id: number, now?: Date, steps?: RetrySteps): Promise<JobCommandResult> {
+    return pgRetryJob(await this.#db.main(), id, now, steps);
   }
 
   async retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult> {
@@ -362,6 +390,13 @@ export class PostgresStore implements Store {
 
   async release(leases: readonly JobLease[], now?: Date): Promise<JobLease[]> {
     return this.#isolating('release', leases, (pool, part) => pgRelease(pool, part, now));
+  }
+  async recordStep(input: StepRecordInput, now?: Date): Promise<boolean> {
+    return pgRecordStep(await this.#db.main(), input, now);
+  }
+
+  async suspend(input: SuspendInput, now?: Date): Promise<SuspendOutcome | undefined> {
+    return pgSuspend(await this.#db.main(), input, now);
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
@@ -422,6 +457,27 @@ export class PostgresStore implements Store {
 
   async failUnhandledKinds(input: UnhandledKindsInput): Promise<UnhandledKindsResult> {
     return pgFailUnhandledKinds(await this.#db.main(), input, this.#isolated);
+  }
+
+  async sendSignal(input: SignalInput): Promise<SentSignal> {
+    return pgSendSignal(await this.#db.main(), input);
+  }
+
+  async jobSteps(jobId: number): Promise<JobStepsRead> {
+    return pgJobSteps(await this.#db.main(), jobId);
+  }
+
+  async appendJobLogs(appends: readonly JobLogAppend[], caps: JobLogCaps): Promise<JobLogAppended[]> {
+    if (appends.length === 0) return [];
+    // The main pool: log writes never hold a connection an outcome waits for.
+    const pool = await this.#db.main();
+    const { results, isolated } = await writeIsolating(appends, (part) => pgAppendJobLogs(pool, part, caps));
+    this.#isolated.report(isolated.map(({ item, error }) => isolatedWrite('logs', item.id, error)));
+    return results;
+  }
+
+  async readJobLogs(query: JobLogQuery): Promise<JobLogPage | undefined> {
+    return pgReadJobLogs(await this.#db.main(), query);
   }
 
   close(): Promise<void> {

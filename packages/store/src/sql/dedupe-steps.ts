@@ -15,11 +15,13 @@ const DEDUPE_TRIES = 3;
 
 /**
  * The debounce insert's upsert clause: a job of the same kind and debounce key that waits
- * `SCHEDULED` and never started (the partial unique index `nudge_jobs_debounce`) makes the insert
- * write nothing. A job that already ran and waits for its retry is not the waiting one.
+ * `SCHEDULED` and never started (`started_at IS NULL`: the partial unique index
+ * `nudge_jobs_debounce`) makes the insert write nothing. A job that already ran and waits for its
+ * retry, or sleeps (`ctx.sleep`), is not the waiting one; one that was sent a signal before it
+ * started still is.
  */
 export const ON_DEBOUNCE_CONFLICT_DO_NOTHING =
-  "ON CONFLICT (kind, debounce_key) WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0 DO NOTHING";
+  "ON CONFLICT (kind, debounce_key) WHERE debounce_key IS NOT NULL AND status = 'SCHEDULED' AND attempts = 0 AND started_at IS NULL DO NOTHING";
 
 /**
  * A throttled or debounced job lost {@link DEDUPE_TRIES} rounds to concurrent producers of the
@@ -68,7 +70,8 @@ function insertJob(
 }
 
 /** The waiting debounced job of a kind and key: `SCHEDULED` and never started. */
-const DEBOUNCE_WAITING = "kind = ? AND debounce_key = ? AND status = 'SCHEDULED' AND attempts = 0";
+const DEBOUNCE_WAITING =
+  "kind = ? AND debounce_key = ? AND status = 'SCHEDULED' AND attempts = 0 AND started_at IS NULL";
 
 /**
  * Replaces the payload of the job of `kind` that waits `SCHEDULED` under `key` and never started

@@ -1,5 +1,6 @@
-// The enqueue SQL of both dialects, driver-free: rows in, SQL text and parameters out. The store
-// and the client's SDK both run it, so a new column of the jobs table is added once per dialect.
+// The enqueue and signal SQL of both dialects, driver-free: rows in, SQL text and parameters out.
+// The store and the client's SDK both run it, so a new column of the jobs table is added once per
+// dialect.
 export * from './sql-query.js';
 export * from './in-transaction.js';
 export * from './sqlite-clock.js';
@@ -15,3 +16,4 @@ export * from './dependency-sql.js';
 export * from './settle-waiting.js';
 export * from './insert-dependents.js';
 export * from './keyed-repeat.js';
+export * from './signal-sql.js';

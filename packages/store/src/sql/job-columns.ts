@@ -9,9 +9,12 @@ import {
 /**
  * A job as the enqueue SQL takes it: the validated input of `@nudge/core`'s job contract, and the
  * id of the API key that enqueues it (`enqueuedBy`, set by the plan from its `Enqueuer`; never a
- * field a producer sends).
+ * field a producer sends), and the trace context it is enqueued in (`traceContext`, JSON text).
  */
-export type EnqueueRow = JobInput<string, unknown> & { readonly enqueuedBy?: string };
+export type EnqueueRow = JobInput<string, unknown> & {
+  readonly enqueuedBy?: string;
+  readonly traceContext?: string;
+};
 
 /** `job` with `enqueuedBy` set to the id of the API key that enqueues it, when one does. */
 export const withEnqueuer = <Job extends EnqueueRow>(job: Job, enqueuer: Enqueuer | undefined): Job =>
@@ -55,7 +58,7 @@ export interface JobColumn {
  * run_at now, payload `{}`). `runAt` and `delayMs` both fill `run_at`; the contract allows one.
  * `throttle` and `debounce` fill their key's column (`throttle_key`, `debounce_key`); their
  * windows are written by the dedupe statements (`dedupe-steps.ts`). `enqueuedBy` fills
- * `enqueued_by`, the API key that enqueued the job.
+ * `enqueued_by`, the API key that enqueued the job; `traceContext` fills `trace_context`.
  */
 export const JOB_COLUMNS: readonly JobColumn[] = [
   { field: 'kind', column: 'kind', recordField: 'kind', pgType: 'text', value: (job) => job.kind },
@@ -125,6 +128,13 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     recordField: 'enqueued_by',
     pgType: 'text',
     value: (job) => job.enqueuedBy,
+  },
+  {
+    field: 'traceContext',
+    column: 'trace_context',
+    recordField: 'trace_context',
+    pgType: 'text',
+    value: (job) => job.traceContext,
   },
   {
     field: 'runAt',

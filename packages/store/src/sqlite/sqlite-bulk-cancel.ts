@@ -41,7 +41,8 @@ SELECT id, status FROM nudge_jobs INDEXED BY nudge_jobs_unfinished
 // heartbeat finds the lease gone.
 const CANCEL = `
 UPDATE nudge_jobs
-   SET status = 'CANCELLED', version = version + 1, lease_expires_at = NULL, finished_at = ${SQLITE_NOW}
+   SET status = 'CANCELLED', version = version + 1, lease_expires_at = NULL, wait_signal = NULL,
+       finished_at = ${SQLITE_NOW}
  WHERE id IN (SELECT value FROM json_each(@ids)) AND finished_at IS NULL
 RETURNING id, kind, queue, version, claimed_by`;
 

@@ -7,7 +7,13 @@ import type { IsolatedWrite, IsolatedWrites } from '../isolated-writes.js';
 import { sqliteNoteIsolated, sqliteWriteIsolating } from './sqlite-isolating.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW } from './sqlite-time.js';
-import { SQLITE_RETRY_MARK_DEPENDENCIES, sqliteRetryEdgesSql, sqliteRetrySql } from './sqlite-retry-sql.js';
+import {
+  SQLITE_RETRY_MARK_DEPENDENCIES,
+  sqliteClearStepsSql,
+  sqliteRetryEdgesSql,
+  sqliteRetrySql,
+} from './sqlite-retry-sql.js';
+import { checkRetrySteps } from '../retry-steps.js';
 import { sqliteClockAfter } from './sqlite-clock-after.js';
 
 /** Where the next page starts: after this (kind, finished_at, id) of the finished index. */
@@ -89,7 +95,8 @@ function retriedByCommand(filters: readonly string[]): string {
  * See {@link Store.retryJobs}. Each page is one `IMMEDIATE` transaction run through `run` (the
  * store's busy retry), so other writers get the file's lock between pages. The page's writes run
  * in savepoints, so a row the database refuses is isolated (reported to `isolated`) and the rest
- * of the page retried.
+ * of the page retried. The steps of the jobs a part retried are cleared in its savepoint, as
+ * `filter`'s `fromStep` or `resetSteps` say ({@link sqliteClearStepsSql}).
  */
 export async function sqliteRetryJobs(
   db: Database.Database,
@@ -99,6 +106,7 @@ export async function sqliteRetryJobs(
   now?: Date,
 ): Promise<BulkCommandResult> {
   checkRetryFilter(filter);
+  const clearing = checkRetrySteps(filter);
   const { sql: filters, values } = sqliteBulkFilters(retryConditions(filter));
   const select = db.prepare<Record<string, unknown>, PageRow>(sqliteRetryPageSql(filters));
   // The page's rows, read in the same IMMEDIATE transaction, so none changed in between; the
@@ -106,6 +114,9 @@ export async function sqliteRetryJobs(
   const update = db.prepare<Record<string, unknown>, ChangedRow>(sqliteRetrySql(retriedByCommand(filters)));
   const edges = db.prepare<Record<string, unknown>>(sqliteRetryEdgesSql(retriedByCommand(filters)));
   const markDependencies = db.prepare<Record<string, unknown>>(SQLITE_RETRY_MARK_DEPENDENCIES);
+  const clearSql = sqliteClearStepsSql(clearing);
+  const clearSteps = clearSql === undefined ? undefined : db.prepare<Record<string, unknown>>(clearSql);
+  const fromStep = clearing.type === 'from' ? { from_step: clearing.name } : {};
   // A job retried here and failed again within the cutoff's millisecond would match again: the
   // first page waits until the clock has passed the cutoff.
   const cutoff = now ? now.toISOString() : await run(() => sqliteClockAfter(db));
@@ -128,6 +139,8 @@ export async function sqliteRetryJobs(
         edges.run({ ...values, ids: JSON.stringify(waiting), status: filter.status, cutoff });
         markDependencies.run({ ids: JSON.stringify(waiting) });
       }
+      const stepped = changed.filter((row) => row.has_steps === 1).map((row) => row.id);
+      if (clearSteps && stepped.length > 0) clearSteps.run({ ids: JSON.stringify(stepped), ...fromStep });
       return changed;
     });
     sqliteNoteIsolated(db, written.isolated, { now: at });
@@ -175,6 +188,7 @@ export async function sqliteRetryJobs(
 interface ChangedRow {
   id: number;
   status: string;
+  has_steps: number;
   kind: string;
   queue: string;
   version: number;

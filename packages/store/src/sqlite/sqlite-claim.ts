@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { SQLITE_CLAIMED_STEPS } from './sqlite-claimed-steps.js';
 import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.js';
 import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
 import { toSqliteTime } from './sqlite-row.js';
@@ -204,7 +205,8 @@ UPDATE nudge_jobs
        lease_expires_at = ${sqliteNowPlus('@leaseMs')}
  WHERE id IN (${prefix}${kept})
 RETURNING id, version, kind, queue, payload, attempts,
-          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms, depends_on`;
+          (julianday(coalesce(@now, 'now')) - julianday(run_at)) * 86400000.0 AS wait_ms, depends_on,
+          CASE WHEN has_steps THEN ${SQLITE_CLAIMED_STEPS} END AS steps, trace_context`;
   return { text, params };
 }
 
@@ -218,6 +220,10 @@ interface ClaimRow {
   wait_ms: number;
   /** JSON text, `null` without dependencies. */
   depends_on: string | null;
+  /** JSON text of `ClaimedSteps`, `null` for a job without steps or signals. */
+  steps: string | null;
+  /** The job's trace context (JSON text), `null` for a job enqueued outside any trace. */
+  trace_context: string | null;
 }
 
 interface LimitsRow {
@@ -368,4 +374,6 @@ const toClaimedJob = (row: ClaimRow): ClaimedJob => ({
   attempt: row.attempts,
   waitMs: Math.max(0, row.wait_ms),
   ...(row.depends_on === null ? {} : { dependsOn: JSON.parse(row.depends_on) as number[] }),
+  ...(row.steps === null ? {} : { stepsJson: row.steps }),
+  ...(row.trace_context === null ? {} : { traceContext: row.trace_context }),
 });

@@ -1,3 +1,4 @@
+import type { StepClearing } from '../retry-steps.js';
 import { SQLITE_NOW } from './sqlite-time.js';
 
 const FINISHED = "('SUCCEEDED', 'FAILED', 'CANCELLED')";
@@ -7,7 +8,9 @@ const FINISHED = "('SUCCEEDED', 'FAILED', 'CANCELLED')";
  * on alias `d`, a dependency this same command retries. A dependency is awaited when it has not
  * finished or is `retried`. A job that cancels on a failed dependency while one ended `FAILED` or
  * `CANCELLED` (and is not retried) or no longer exists is left as it is; any other becomes
- * `WAITING` while it awaits a dependency, else `PENDING`, with fresh attempts, due at once. Run in
+ * `WAITING` while it awaits a dependency, else `PENDING`, with fresh attempts, due at once, and no
+ * longer waits for a signal (`wait_signal` NULL: a job retried into `WAITING` waits for its
+ * dependencies only). Run in
  * the same transaction as {@link sqliteRetryEdgesSql}, which records what a `WAITING` job awaits.
  */
 export function sqliteRetrySql(retried: string): string {
@@ -18,7 +21,8 @@ UPDATE nudge_jobs
                   SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x JOIN nudge_jobs AS d ON d.id = x.value
                    WHERE ${awaited}) THEN 'WAITING' ELSE 'PENDING' END,
        version = version + 1, attempts = 0, run_at = ${SQLITE_NOW},
-       lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL
+       lease_expires_at = NULL, started_at = NULL, finished_at = NULL, result = NULL, progress = NULL,
+       wait_signal = NULL
  WHERE id IN (SELECT value FROM json_each(@ids)) AND status = @status
    AND NOT (on_dependency_failure IS 'cancel' AND EXISTS (
          SELECT 1 FROM json_each(nudge_jobs.depends_on) AS x LEFT JOIN nudge_jobs AS d ON d.id = x.value
@@ -61,3 +65,25 @@ SELECT x.value AS id, d.status
  WHERE j.id = @id AND (d.id IS NULL OR d.status IN ('FAILED', 'CANCELLED'))
  ORDER BY x.key
  LIMIT 1`;
+
+/**
+ * The clearing of the steps of the jobs `@ids` (a JSON array: the jobs a retry just changed, in
+ * its transaction), as `clearing` says; undefined when nothing is cleared. `from`: the step named
+ * `@from_step` and every step of the job with a greater or equal `position` (the order of first
+ * record); a job with no step of that name keeps all its steps. Signals are never cleared.
+ */
+export function sqliteClearStepsSql(clearing: StepClearing): string | undefined {
+  if (clearing.type === 'none') return undefined;
+  const from =
+    clearing.type === 'from'
+      ? `
+   AND position >= (SELECT f.position FROM nudge_job_steps AS f
+                     WHERE f.job_id = nudge_job_steps.job_id AND f.name = @from_step)`
+      : '';
+  return `
+DELETE FROM nudge_job_steps
+ WHERE job_id IN (SELECT value FROM json_each(@ids))${from}`;
+}
+
+/** Whether job `@id` has recorded a step named `@name` (1 when it has). */
+export const SQLITE_HAS_STEP = `SELECT EXISTS (SELECT 1 FROM nudge_job_steps WHERE job_id = @id AND name = @name) AS found`;

@@ -34,6 +34,10 @@ export interface SqliteJobsTable {
   on_dependency_failure: DependencyFailureMode | null;
   /** 1 once some job depended on this one. */
   has_dependents: Generated<number>;
+  /** 1 once the job recorded a step or was sent a signal. */
+  has_steps: Generated<number>;
+  /** The signal a `WAITING` job waits for; `null` otherwise. */
+  wait_signal: string | null;
 }
 
 /** Kysely schema of the SQLite store. */
@@ -83,6 +87,8 @@ export function sqliteRowToJob(row: SqliteJobRow): Job {
     finishedAt: date(row.finished_at),
     dependsOn: row.depends_on === null ? [] : (JSON.parse(row.depends_on) as number[]),
     onDependencyFailure: row.on_dependency_failure,
+    hasSteps: row.has_steps === 1,
+    waitSignal: row.wait_signal,
   };
 }
 

@@ -6,6 +6,7 @@ import type {
   BulkCommandResult,
   CancelJobsFilter,
   RetryJobsFilter,
+  RetrySteps,
   FinishedKind,
   PruneInput,
   ScheduleAdvance,
@@ -24,11 +25,20 @@ import type {
   InstanceInput,
   JobCommandResult,
   JobLease,
+  StepRecordInput,
+  SuspendInput,
+  SuspendOutcome,
   ListInstancesInput,
   NewJobsHandlers,
+  ListDependentsQuery,
   ListJobsQuery,
   ListQueuesQuery,
   ProgressInput,
+  JobLogAppend,
+  JobLogAppended,
+  JobLogCaps,
+  JobLogPage,
+  JobLogQuery,
   PromoteInput,
   PromoteResult,
   QueueLimitsPatch,
@@ -39,13 +49,22 @@ import type {
   Store,
   StoreCapabilities,
   StoreStats,
+  JobStepsRead,
+  SentSignal,
+  SignalInput,
   SweepInput,
   SweepResult,
   UnhandledKindsInput,
   UnhandledKindsResult,
 } from '../store.js';
-import { selectDependencyOutcomes, selectJobRow, selectJobRows, selectStatusCounts } from '../job-reads.js';
-import type { DependencyOutcome } from '../read-types.js';
+import {
+  selectDependencyOutcomes,
+  selectDependentRows,
+  selectJobRow,
+  selectJobRows,
+  selectStatusCounts,
+} from '../job-reads.js';
+import type { DependencyOutcome, DependencyOutcomeOptions } from '../read-types.js';
 import { withDependencyOutcomes } from '../claimed-dependencies.js';
 import { assertStorableFollowUps, hasFollowUps } from '../follow-ups.js';
 import { createSqliteActivity } from './sqlite-activity.js';
@@ -66,8 +85,10 @@ import { createSqliteInstances } from './sqlite-instances.js';
 import { migrateSqlite, sqliteSchemaState } from './sqlite-migrate.js';
 import { sqliteRowToJob, type SqliteJobRow, type SqliteSchema } from './sqlite-row.js';
 import { createSqliteProgress } from './sqlite-progress.js';
+import { createSqliteAppendJobLogs, createSqliteReadJobLogs } from './sqlite-job-logs.js';
 import { createSqlitePromote } from './sqlite-promote.js';
 import { createSqliteRelease } from './sqlite-release.js';
+import { createSqliteRecordStep, createSqliteSuspend } from './sqlite-steps.js';
 import { createSqliteStats } from './sqlite-stats.js';
 import { createSqliteSweep } from './sqlite-sweep.js';
 import { createSqliteUnhandledKinds } from './sqlite-unhandled-kinds.js';
@@ -75,6 +96,8 @@ import { sqliteRetryJobs } from './sqlite-bulk-retry.js';
 import { sqliteCancelJobs } from './sqlite-bulk-cancel.js';
 import { openSqlite, type OpenSqliteOptions } from './open-sqlite.js';
 import { SqliteChangeWatcher } from './sqlite-change-watcher.js';
+import { createSqliteSendSignal } from './sqlite-signals.js';
+import { createSqliteJobSteps } from './sqlite-step-reads.js';
 import { assertStorableInput, assertStorableInputs, storableFailures } from '../storable-input.js';
 import {
   IsolatedWrites,
@@ -137,6 +160,8 @@ export class SqliteStore implements Store {
   readonly #busyRetry: SqliteBusyRetryOptions;
   readonly #logger: Logger;
   readonly #isolated: IsolatedWrites;
+  /** The signal sender and the steps reader, prepared on first use (after migration). */
+  #signals: ReturnType<typeof createSqliteSignalParts> | undefined;
 
   /** Opens `filename` (created with its folder when missing); call {@link migrate} before use. */
   constructor(filename: string, options: SqliteStoreOptions = {}) {
@@ -267,12 +292,20 @@ export class SqliteStore implements Store {
     return rows.map(sqliteRowToJob);
   }
 
+  async listDependents(query: ListDependentsQuery): Promise<Job[]> {
+    const names = sql<boolean>`depends_on IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(depends_on) WHERE value = ${query.id})`;
+    const rows = await this.#busy(() =>
+      selectDependentRows<SqliteJobRow, SqliteSchema>(this.#kysely, query, names),
+    );
+    return rows.map(sqliteRowToJob);
+  }
+
   async dependencyOutcomes(
     ids: readonly number[],
-    options: { readonly results: boolean },
+    options: DependencyOutcomeOptions,
   ): Promise<Map<number, DependencyOutcome>> {
     return this.#busy(() =>
-      selectDependencyOutcomes(this.#kysely, ids, options.results, (value) =>
+      selectDependencyOutcomes(this.#kysely, ids, options, (value) =>
         typeof value === 'string' ? (JSON.parse(value) as JsonValue) : null,
       ),
     );
@@ -291,8 +324,8 @@ export class SqliteStore implements Store {
     return this.#busy(() => this.#hotPath.commands.cancel(id, now));
   }
 
-  async retryJob(id: number, now?: Date): Promise<JobCommandResult> {
-    return this.#busy(() => this.#hotPath.commands.retry(id, now));
+  async retryJob(id: number, now?: Date, steps?: RetrySteps): Promise<JobCommandResult> {
+    return this.#busy(() => this.#hotPath.commands.retry(id, now, steps));
   }
 
   async retryJobs(filter: RetryJobsFilter, now?: Date): Promise<BulkCommandResult> {
@@ -349,6 +382,15 @@ export class SqliteStore implements Store {
     const written = await this.#isolating('release', leases, (part) => this.#hotPath.release(part, now));
     this.#held.ended(written.map((lease) => lease.id));
     return written;
+  }
+  async recordStep(input: StepRecordInput, now?: Date): Promise<boolean> {
+    return this.#busy(() => this.#hotPath.recordStep(input, now));
+  }
+
+  async suspend(input: SuspendInput, now?: Date): Promise<SuspendOutcome | undefined> {
+    const outcome = await this.#busy(() => this.#hotPath.suspend(input, now));
+    if (outcome) this.#held.ended([outcome.id]);
+    return outcome;
   }
 
   async sweepExpired(input: SweepInput): Promise<SweepResult> {
@@ -414,6 +456,31 @@ export class SqliteStore implements Store {
     return this.#busy(() => this.#hotPath.unhandledKinds(input));
   }
 
+  async sendSignal(input: SignalInput): Promise<SentSignal> {
+    const send = (this.#signals ??= createSqliteSignalParts(this.#db)).send;
+    return this.#busy(() => send(input));
+  }
+
+  async jobSteps(jobId: number): Promise<JobStepsRead> {
+    const read = (this.#signals ??= createSqliteSignalParts(this.#db)).steps;
+    return this.#busy(() => read(jobId));
+  }
+
+  async appendJobLogs(appends: readonly JobLogAppend[], caps: JobLogCaps): Promise<JobLogAppended[]> {
+    if (appends.length === 0) return [];
+    const append = this.#hotPath.appendJobLogs;
+    const { results, isolated } = await writeIsolating(appends, (part) =>
+      this.#busy(() => append(part, caps)),
+    );
+    this.#isolated.report(isolated.map(({ item, error }) => isolatedWrite('logs', item.id, error)));
+    return results;
+  }
+
+  async readJobLogs(query: JobLogQuery): Promise<JobLogPage | undefined> {
+    const read = this.#hotPath.readJobLogs;
+    return this.#busy(() => read(query));
+  }
+
   async close(): Promise<void> {
     await this.#kysely.destroy();
     if (this.#db.open) this.#db.close();
@@ -428,7 +495,11 @@ function prepareHotPath(db: Database.Database, isolated: IsolatedWrites, held: S
     complete: createSqliteComplete(db),
     fail: createSqliteFail(db),
     release: createSqliteRelease(db),
+    recordStep: createSqliteRecordStep(db),
+    suspend: createSqliteSuspend(db),
     setProgress: createSqliteProgress(db),
+    appendJobLogs: createSqliteAppendJobLogs(db),
+    readJobLogs: createSqliteReadJobLogs(db),
     sweep: createSqliteSweep(db, isolated),
     promote: createSqlitePromote(db, isolated),
     enqueueClaimed: createSqliteEnqueueClaimed(db),
@@ -441,4 +512,9 @@ function prepareHotPath(db: Database.Database, isolated: IsolatedWrites, held: S
     retention: createSqliteRetention(db, isolated),
     schedules: createSqliteSchedules(db),
   };
+}
+
+/** The statements of `sendSignal` and `jobSteps`, prepared together on first use of either. */
+function createSqliteSignalParts(db: Database.Database) {
+  return { send: createSqliteSendSignal(db), steps: createSqliteJobSteps(db) };
 }

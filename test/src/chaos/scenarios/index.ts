@@ -17,6 +17,7 @@ import { recoveryAtScale } from './recovery-at-scale.js';
 import { apiAbuse } from './api-abuse.js';
 import { queueLimits } from './queue-limits.js';
 import { sharedLimits } from './shared-limits.js';
+import { durableSteps } from './durable-steps.js';
 
 /** Every scenario, in the order of the published table (by the numbering). */
 export const SCENARIOS: readonly Scenario[] = [
@@ -38,4 +39,5 @@ export const SCENARIOS: readonly Scenario[] = [
   apiAbuse,
   queueLimits,
   sharedLimits,
+  durableSteps,
 ];

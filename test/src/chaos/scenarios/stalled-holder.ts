@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DIALECTS, rawQuery, type TestDatabase } from '@nudge/test-databases';
 import type { ChaosSize, Scenario } from '../scenario.js';
@@ -61,9 +63,11 @@ export const stalledHolder: Scenario = {
           `SELECT job_id FROM nudge_chaos_audit WHERE old_status = 'RUNNING' AND new_status = 'PENDING'`,
         );
         // Phase 2: a holds jobs; SIGSTOP it for three leases while b runs.
+        // The jobs run until a gate file opens once the other instance has re-claimed them: a
+        // fixed length (6 leases) ran out during b's start on a loaded host, and a then held none.
+        const gate = join(cluster.ledgerDir, 'stalled-jobs-end');
         const stalled = await cluster.enqueue(
-          // Long enough to outlast the other instance's start on a loaded machine.
-          Array.from({ length: count }, () => ({ kind: 'work', payload: { ms: 6 * LEASE_MS } })),
+          Array.from({ length: count }, () => ({ kind: 'work', payload: { untilFile: gate } })),
         );
         await cluster.nudgeAll();
         const startedOnA = (): number =>
@@ -95,6 +99,7 @@ export const stalledHolder: Scenario = {
           if (Number(row?.n) === 0) break;
           await delay(50);
         }
+        writeFileSync(gate, '');
         cluster.resume('a');
         await cluster.mustDrain(30_000, 'phase 2');
         // Let a's late completions and heartbeats reach the database (they must change nothing).
