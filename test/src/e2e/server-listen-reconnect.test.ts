@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { spawnServer, type ServerProcess } from '@nudge/harness';
 import { adminPostgresUrl, createScratch, createTestDatabase, waitUntil } from '../helpers/index.js';
-import { fileLines } from './server-http.js';
+import { claimQueries, fileLines } from './server-http.js';
 
 const HANDLERS = fileURLToPath(new URL('../fixtures/handlers-gates.js', import.meta.url));
 
@@ -21,6 +21,31 @@ const POLL_MS = 120_000;
  * most 5 s apart (its backoff's cap), so this leaves 25 s of margin, and ends long before a poll.
  */
 const RECONNECT_CLAIM_WITHIN_MS = 30_000;
+
+/** How long the count of claim queries must stay unchanged to call the server's startup claims done, in ms. */
+const CLAIMS_SETTLED_MS = 300;
+
+/**
+ * Resolves once the server has run a claim query and no other has finished for
+ * {@link CLAIMS_SETTLED_MS}: the claims its start requested are over. A startup claim still in
+ * flight when the row is inserted would otherwise claim it, and the test would prove nothing about
+ * the reconnection (seen under load: the claim connection opened before the database refused
+ * connections and ran its query after the insert).
+ */
+async function startupClaimsDone(server: string): Promise<void> {
+  let last = -1;
+  await waitUntil(
+    async () => {
+      const now = await claimQueries(server);
+      const settled = now >= 1 && now === last;
+      last = now;
+      return settled ? true : undefined;
+    },
+    30_000,
+    CLAIMS_SETTLED_MS,
+    "the server's startup claims to finish",
+  );
+}
 
 const LISTEN_BACKENDS = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
 
@@ -52,6 +77,7 @@ describe('server process, LISTEN reconnect: postgres', () => {
         25,
         'the server to run LISTEN',
       );
+      await startupClaimsDone(server.url);
       const file = join(scratch.dir, 'tally');
       let id: number;
       // Refused connections (superusers too) keep the listener from reconnecting before the row

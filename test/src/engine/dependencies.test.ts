@@ -65,11 +65,14 @@ describeEngine('job dependencies in handlers', (t) => {
     for (const part of [...parts, before]) {
       const job = await t.store.getJob(part.id);
       assert.deepEqual(result.dependencies[part.id], { status: 'SUCCEEDED', result: job?.result });
+      // Its handler read every dependency finished (above). By the recorded times, the merge's
+      // outcome came after theirs: not its started_at, which on PostgreSQL is when its claim
+      // statement arrived, and can precede a dependency's finished_at (the outcome transaction's
+      // start) by the claim's planning time when the outcome commits meanwhile.
       assert.ok(
-        (job?.finishedAt?.getTime() ?? Infinity) <= (finished.startedAt?.getTime() ?? 0),
+        (job?.finishedAt?.getTime() ?? Infinity) <= (finished.finishedAt?.getTime() ?? 0),
         `the merge ran last: dependency ${part.id} finished at ${job?.finishedAt?.toISOString()}, ` +
-          `the merge ${finished.id} started at ${finished.startedAt?.toISOString()} ` +
-          `(attempt ${finished.attempts})`,
+          `the merge ${finished.id} at ${finished.finishedAt?.toISOString()} (attempt ${finished.attempts})`,
       );
     }
   });
