@@ -90,4 +90,39 @@ describeStore('trace context', (t) => {
       ],
     );
   });
+
+  it("a debounce replacement carries the replacing enqueue's trace context, as it does its payload", async () => {
+    const debounce = { key: 'd', delayMs: 60_000 };
+    const first = await t.store.enqueue({ kind: 'k', payload: { n: 1 }, debounce, traceContext: A });
+    const second = await t.store.enqueue({ kind: 'k', payload: { n: 2 }, debounce, traceContext: B });
+    assert.equal(second.id, first.id, 'replaced, not created');
+    assert.equal(await column(first.id), B);
+    const third = await t.store.enqueue({ kind: 'k', payload: { n: 3 }, debounce });
+    assert.equal(third.id, first.id);
+    assert.equal(await column(first.id), null, 'an enqueue without one leaves none');
+    const other = await t.store.enqueue({
+      kind: 'k',
+      debounce: { key: 'other', delayMs: 60_000 },
+      traceContext: A,
+    });
+    assert.equal(await column(other.id), A, "another key's job is untouched");
+  });
+
+  it('a bulk retry keeps each trace context for the next attempt, a job without one stays without', async () => {
+    const jobs = await t.store.enqueueMany([
+      { kind: 'k', traceContext: A, maxAttempts: 1 },
+      { kind: 'k', maxAttempts: 1 },
+      { kind: 'k', traceContext: B, maxAttempts: 1 },
+    ]);
+    const claimed = await t.claim(3, { kinds: ['k'] });
+    assert.equal(claimed.length, 3);
+    await t.store.fail(claimed.map((job) => ({ ...leaseOf(job), error: 'boom', retryDelayMs: 0 })));
+    assert.equal((await t.store.retryJobs({ status: 'FAILED' })).changed, 3);
+    const again = new Map((await t.claim(3, { kinds: ['k'] })).map((job) => [job.id, job]));
+    const [a, none, b] = jobs;
+    assert.ok(a && none && b);
+    assert.equal(again.get(a.id)?.traceContext, A);
+    assert.equal(again.get(b.id)?.traceContext, B);
+    assert.equal('traceContext' in (again.get(none.id) ?? {}), false);
+  });
 });

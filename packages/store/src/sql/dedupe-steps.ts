@@ -77,7 +77,9 @@ const DEBOUNCE_WAITING =
  * Replaces the payload of the job of `kind` that waits `SCHEDULED` under `key` and never started
  * (`attempts = 0`), and moves its `run_at` to the database's now plus `delayMs`. The status stays
  * `SCHEDULED` (no transition). A job that ran and waits for its retry keeps its payload and backoff.
- * With `ownerKeyId`, only a job that key enqueued is replaced.
+ * The trace context is replaced with the payload (none when this enqueue has none): the run then
+ * belongs to the trace of the enqueue whose payload it processes. With `ownerKeyId`, only a job
+ * that key enqueued is replaced.
  */
 function debounceReplace(
   dialect: SqlDialect,
@@ -88,10 +90,10 @@ function debounceReplace(
 ): SqlQuery {
   const owned = ownerKeyId === undefined ? '' : ' AND enqueued_by = ?';
   const sql =
-    `UPDATE nudge_jobs SET payload = ?${dialect === 'postgres' ? '::jsonb' : ''}, run_at = ${clockPlus(dialect, '?')} ` +
-    `WHERE ${DEBOUNCE_WAITING}${owned} RETURNING ${returningList(returning)}`;
+    `UPDATE nudge_jobs SET payload = ?${dialect === 'postgres' ? '::jsonb' : ''}, trace_context = ?, ` +
+    `run_at = ${clockPlus(dialect, '?')} WHERE ${DEBOUNCE_WAITING}${owned} RETURNING ${returningList(returning)}`;
   const payload = JSON.stringify(job.payload === undefined ? {} : job.payload);
-  const params = [payload, debounce.delayMs, job.kind, debounce.key];
+  const params = [payload, job.traceContext ?? null, debounce.delayMs, job.kind, debounce.key];
   if (ownerKeyId !== undefined) params.push(ownerKeyId);
   return { sql: numbered(dialect, sql), params };
 }
