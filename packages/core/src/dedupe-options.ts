@@ -25,8 +25,9 @@ export interface ThrottleOption {
 
 /**
  * One job per kind and `key` waits at a time: an enqueue while such a job is still `SCHEDULED`
- * replaces its payload and moves its `run_at` to the database's now plus `delayMs`, returning it
- * (`created: false`); otherwise a new job is created, `SCHEDULED` at now plus `delayMs`.
+ * replaces its payload (and trace context) and moves its `run_at` to the database's now plus
+ * `delayMs`, returning it (`created: false`); otherwise a new job is created, `SCHEDULED` at now
+ * plus `delayMs`.
  */
 export interface DebounceOption {
   /** 1 to 200 characters; one waiting job per kind and key. */
