@@ -105,6 +105,8 @@ export class LogWriter {
    * first of the outcomes waiting was ready), whichever comes first. Never rejects.
    */
   async flushFor(leases: readonly JobLease[], since = performance.now()): Promise<void> {
+    // Most outcome batches come with no line anywhere: no key set to build for them.
+    if (this.#pending.size === 0 && this.#inFlight.size === 0) return;
     const waitMs = this.#options.flushWaitMs - (performance.now() - since);
     if (waitMs <= 0) return;
     const keys = new Set(leases.map(({ id, version }) => keyOf(id, version)));
