@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { silentLogger } from '@nudge/core';
 import type { ClaimedJob, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
 import type { EngineEventName } from './engine-events.js';
 import { resolveEngineOptions } from './engine-options.js';
 import { AttemptSupervisor } from './attempt-supervisor.js';
@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
     let dir: string;
     let pool: ThreadPool | undefined;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
       dir = mkdtempSync(join(tmpdir(), 'nudge-supervisor-'));
     });

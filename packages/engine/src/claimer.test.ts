@@ -3,7 +3,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import assert from 'node:assert/strict';
 import { silentLogger } from '@nudge/core';
 import type { ClaimedJob, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
 import { Claimer } from './claimer.js';
 import type { EngineEvents } from './engine-events.js';
 import { EVERY_QUEUE, resolveQueueServing } from './queue-serving.js';
@@ -72,7 +72,7 @@ for (const dialect of DIALECTS) {
     let store: Store;
     let stop: () => void = () => undefined;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
     });
     afterEach(async () => {

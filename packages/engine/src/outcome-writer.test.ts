@@ -4,7 +4,7 @@ import { silentLogger } from '@nudge/core';
 import type { ClaimedJob, CompleteInput, JobLease, Store } from '@nudge/store';
 import {
   DIALECTS,
-  createTestDatabase,
+  createMigratedDatabase,
   installFaults,
   installPoisonRows,
   openStore,
@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
     let db: TestDatabase;
     let store: Store;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
     });
     afterEach(async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '@nudge/core';
 import type { EnqueueInput, JobLease, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
+import { DIALECTS, createMigratedDatabase, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
 import { Claimer } from './claimer.js';
 import { CronScheduler } from './cron-scheduler.js';
 import { resolveSchedules } from './cron-schedule.js';
@@ -28,7 +28,7 @@ for (const dialect of DIALECTS) {
     let db: TestDatabase;
     let store: Store;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
     });
     afterEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import type { ClaimedJob, JobLease, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '@nudge/test-databases';
 import { StepRecorder } from './step-recorder.js';
 import type { StepWrittenMessage } from './threads/thread-messages.js';
 
@@ -14,7 +14,7 @@ for (const dialect of DIALECTS) {
     let store: Store;
     let job: ClaimedJob;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
       await store.enqueue({ kind: 'k' });
       [job] = (await store.claim({

@@ -6,7 +6,13 @@ import { dirname, join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  DIALECTS,
+  createMigratedDatabase,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '../helpers/index.js';
 import { runCli } from './run-cli.js';
 
 const lines = (count: number, make: (i: number) => string): string =>
@@ -26,7 +32,7 @@ for (const dialect of DIALECTS) {
         )[0]?.n,
       );
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
       dir = mkdtempSync(join(tmpdir(), 'nudge-ndjson-'));
     });

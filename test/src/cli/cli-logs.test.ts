@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fitJobLogLine } from '@nudge/core';
 import type { ClaimedJob, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '../helpers/index.js';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '../helpers/index.js';
 import { runCli } from './run-cli.js';
 
 const LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}#(\d+) {2}(DEBUG|INFO |WARN |ERROR) {2}(.*)$/;
@@ -17,7 +17,7 @@ for (const dialect of DIALECTS) {
     const nudge = (...args: string[]) => runCli(args, env);
 
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
       env = { DATABASE_URL: db.url };
     });

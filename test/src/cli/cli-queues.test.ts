@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '../helpers/index.js';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '../helpers/index.js';
 import { jsonOf, runCli } from './run-cli.js';
 
 for (const dialect of DIALECTS) {
@@ -13,7 +13,7 @@ for (const dialect of DIALECTS) {
     const nudge = (...args: string[]) => runCli(args, env);
 
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
       env = { DATABASE_URL: db.url };
     });

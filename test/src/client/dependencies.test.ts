@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Store } from '@nudge/store';
-import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  createMigratedDatabase,
+  DIALECTS,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '../helpers/index.js';
 import { producerExecutors } from './producer-executors.js';
 
 for (const dialect of DIALECTS) {
@@ -12,7 +18,7 @@ for (const dialect of DIALECTS) {
     let db: TestDatabase | undefined;
     let store: Store | undefined;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
     });
     afterEach(async () => {

@@ -10,7 +10,7 @@ import { enqueue, enqueueMany, enqueueSync, type EnqueueExecutor, type JobFor } 
 import type { Store } from '@nudge/store';
 import {
   DIALECTS,
-  createTestDatabase,
+  createMigratedDatabase,
   openStore,
   rawQuery,
   testPool,
@@ -81,7 +81,7 @@ for (const dialect of DIALECTS) {
       let store: Store;
       let opened: Opened;
       before(async () => {
-        db = await createTestDatabase(dialect);
+        db = await createMigratedDatabase(dialect);
         store = await openStore(db);
         opened = await open(db);
       });

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { Store } from '@nudge/store';
 import { PG_ACTIVITY, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   openStore,
   planNodes,
   rawQuery,
@@ -55,7 +55,7 @@ describe('postgres: the activity of the last hour beside finished history', () =
   const dbs: TestDatabase[] = [];
   const stores: Store[] = [];
   before(async () => {
-    dbs.push(await createTestDatabase('postgres'), await createTestDatabase('postgres'));
+    dbs.push(await createMigratedDatabase('postgres'), await createMigratedDatabase('postgres'));
     stores.push(...(await Promise.all(dbs.map((db) => openStore(db)))));
     for (const db of dbs) await finished(db, IN_WINDOW, "interval '50 minutes'");
     await finished(dbs[1]!, 20_000, "interval '30 days'");

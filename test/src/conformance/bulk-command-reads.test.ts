@@ -13,7 +13,7 @@ import {
   sqliteRetryPageSql,
 } from '@nudge/store/statements';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   rawQuery,
   openStore,
   type TestDatabase,
@@ -52,7 +52,10 @@ describe('a bulk command page reads no more rows than it changes', () => {
   let sqliteDb: TestDatabase;
 
   before(async () => {
-    [pgDb, sqliteDb] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('sqlite')]);
+    [pgDb, sqliteDb] = await Promise.all([
+      createMigratedDatabase('postgres'),
+      createMigratedDatabase('sqlite'),
+    ]);
     for (const db of [pgDb, sqliteDb]) {
       const store = await openStore(db);
       await store.close();

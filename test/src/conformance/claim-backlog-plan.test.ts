@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   explainPgClaim,
   openStore,
   rawQuery,
@@ -23,7 +23,7 @@ describe('a PostgreSQL claim of a long single-queue backlog', () => {
   let store: Store;
 
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
     for (let start = 0; start < BACKLOG; start += 5000) {
       await store.enqueueMany(Array.from({ length: 5000 }, () => ({ kind: 'k' })));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { PG_BY_INDEX_OPTIONS, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   explainPgClaim,
   openStore,
   planNodes,
@@ -21,7 +21,7 @@ describe('a PostgreSQL claim planned generically on an empty jobs table', () => 
   let store: Store;
 
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
   });
   after(async () => {

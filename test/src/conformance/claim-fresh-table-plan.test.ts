@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   explainPgClaim,
   openStore,
   planNodes,
@@ -27,7 +27,7 @@ describe('a PostgreSQL claim on a table never analyzed', () => {
   let store: Store;
 
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
     for (let start = 0; start < BACKLOG; start += 5000) {
       await store.enqueueMany(Array.from({ length: 5000 }, () => ({ kind: 'k' })));

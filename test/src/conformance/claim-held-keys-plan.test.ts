@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import type { Store } from '@nudge/store';
 import { buildPgClaim, buildSqliteClaim, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   openStore,
   rawQuery,
   type TestDatabase,
@@ -80,9 +80,9 @@ describe('a claim beside a busy key held back by its limit', () => {
   before(async () => {
     dbs.push(
       ...(await Promise.all([
-        createTestDatabase('postgres'),
-        createTestDatabase('postgres'),
-        createTestDatabase('sqlite'),
+        createMigratedDatabase('postgres'),
+        createMigratedDatabase('postgres'),
+        createMigratedDatabase('sqlite'),
       ])),
     );
     stores.push(...(await Promise.all(dbs.map((db) => openStore(db)))));

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { buildSqliteClaim, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { ClaimGroup, Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   explainPgClaim,
   rawQuery,
   openStore,
@@ -29,7 +29,10 @@ describe('a claim of a group with no due job beside a long backlog of other kind
   let stores: Store[];
 
   before(async () => {
-    [pgDb, sqliteDb] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('sqlite')]);
+    [pgDb, sqliteDb] = await Promise.all([
+      createMigratedDatabase('postgres'),
+      createMigratedDatabase('sqlite'),
+    ]);
     stores = await Promise.all([openStore(pgDb), openStore(sqliteDb)]);
     for (const store of stores) {
       for (let start = 0; start < BACKLOG; start += 5000) {

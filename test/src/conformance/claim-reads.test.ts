@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { buildSqliteClaim, PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   explainPgClaim,
   openStore,
   rawQuery,
@@ -41,7 +41,10 @@ describe('a claim reads no more rows than it returns', () => {
   let sqliteStore: Store;
 
   before(async () => {
-    [pgDb, sqliteDb] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('sqlite')]);
+    [pgDb, sqliteDb] = await Promise.all([
+      createMigratedDatabase('postgres'),
+      createMigratedDatabase('sqlite'),
+    ]);
     [pgStore, sqliteStore] = await Promise.all([openStore(pgDb), openStore(sqliteDb)]);
     await Promise.all([fillQueue(pgDb, pgStore), fillQueue(sqliteDb, sqliteStore)]);
   });

@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JobInput } from '@nudge/client';
-import { createTestDatabase, openStore, rawQuery } from '../helpers/index.js';
+import { createMigratedDatabase, openStore, rawQuery } from '../helpers/index.js';
 import { producerExecutors, Rollback } from '../client/producer-executors.js';
 import { describeStore } from './store-fixture.js';
 
@@ -26,7 +26,7 @@ describeStore('the client SDK enqueue of throttled and debounced jobs', (t) => {
       [true, true, true, false, false],
     );
     for (const executor of producerExecutors(t.db.dialect)) {
-      const db = await createTestDatabase(t.db.dialect);
+      const db = await createMigratedDatabase(t.db.dialect);
       const store = await openStore(db);
       try {
         if (executor.transactional) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { EnqueueResult, JobInput } from '@nudge/client';
 import type { Job } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import { createTestDatabase, openStore } from '../helpers/index.js';
+import { createMigratedDatabase, openStore } from '../helpers/index.js';
 import { producerExecutors } from '../client/producer-executors.js';
 import { describeStore } from './store-fixture.js';
 
@@ -71,7 +71,7 @@ describeStore('the client SDK enqueue against the store enqueue', (t) => {
       [true, true, true, true, true, true, true, true, true, true, false, true, false, true],
     );
     for (const executor of producerExecutors(t.db.dialect)) {
-      const db = await createTestDatabase(t.db.dialect);
+      const db = await createMigratedDatabase(t.db.dialect);
       const store = await openStore(db);
       try {
         await store.enqueue({ kind: 'k', idempotencyKey: 'existing', payload: 'before' });

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { PG_PLANNER_OPTIONS } from '@nudge/store/statements';
 import type { EnqueuedJob, EnqueueInput, JobLease, Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   explainEnqueue,
   jobRowsRead,
   openStore,
@@ -126,7 +126,7 @@ describe('an open enqueue of a dependent and its running dependency: postgres', 
   let store: Store | undefined;
   let pool: pg.Pool | undefined;
   beforeEach(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
     pool = testPool(db.url);
   });

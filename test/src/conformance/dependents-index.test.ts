@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PG_PLANNER_OPTIONS } from '@nudge/store/statements';
-import { createTestDatabase, openStore, rawQuery, testPool } from '../helpers/index.js';
+import { createMigratedDatabase, openStore, rawQuery, testPool } from '../helpers/index.js';
 
 const FILLER = 20_000;
 const CHAIN = 200;
@@ -50,7 +50,7 @@ describe(
   { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' },
   () => {
     it(`releases and cascades at ${FILLER} jobs without reading the table`, async () => {
-      const db = await createTestDatabase('postgres');
+      const db = await createMigratedDatabase('postgres');
       const store = await openStore(db);
       try {
         await rawQuery(

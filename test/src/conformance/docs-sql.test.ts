@@ -7,7 +7,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Dialect } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  DIALECTS,
+  createMigratedDatabase,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '../helpers/index.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 const GUIDES = new URL('docs/guides/', ROOT);
@@ -167,7 +173,7 @@ describe('the SQL of the README and the guides', () => {
 
   for (const dialect of DIALECTS) {
     it(`every ${dialect} query returns the figures of known jobs`, async () => {
-      const db = await createTestDatabase(dialect);
+      const db = await createMigratedDatabase(dialect);
       const store = await openStore(db);
       try {
         await insertKnownJobs(db, await store.now());

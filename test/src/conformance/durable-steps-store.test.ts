@@ -5,14 +5,20 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ClaimedJob, ClaimedSteps, Store } from '@nudge/store';
-import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  createMigratedDatabase,
+  DIALECTS,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '../helpers/index.js';
 
 for (const dialect of DIALECTS) {
   describe(`store: durable steps: ${dialect}`, () => {
     let db: TestDatabase;
     let store: Store;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
     });
     afterEach(async () => {
@@ -308,7 +314,7 @@ describe('store: durable steps: postgres races', () => {
   let store: Store;
   let other: Store;
   beforeEach(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     [store, other] = await Promise.all([openStore(db), openStore(db)]);
   });
   afterEach(async () => {

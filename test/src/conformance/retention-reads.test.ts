@@ -12,7 +12,7 @@ import {
   SQLITE_PRUNE_FINISHED,
 } from '@nudge/store/statements';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   rawQuery,
   openStore,
   type TestDatabase,
@@ -43,7 +43,10 @@ describe('retention reads no more rows than it deletes', () => {
   let sqliteDb: TestDatabase;
 
   before(async () => {
-    [pgDb, sqliteDb] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('sqlite')]);
+    [pgDb, sqliteDb] = await Promise.all([
+      createMigratedDatabase('postgres'),
+      createMigratedDatabase('sqlite'),
+    ]);
     for (const db of [pgDb, sqliteDb]) {
       const store = await openStore(db);
       await store.close();

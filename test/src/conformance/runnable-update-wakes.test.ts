@@ -3,7 +3,13 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NewJobsListener, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import {
+  DIALECTS,
+  createMigratedDatabase,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '../helpers/index.js';
 import { later } from './store-fixture.js';
 
 /** How long a wake may take, in ms: SQLite's watcher reads every 250 ms. */
@@ -18,7 +24,7 @@ for (const dialect of DIALECTS) {
     let wakes = 0;
 
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       writer = await openStore(db);
       listening = await openStore(db);
       wakes = 0;

@@ -6,14 +6,14 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ClaimedJob, ClaimedSteps, Store } from '@nudge/store';
-import { createTestDatabase, DIALECTS, openStore, type TestDatabase } from '../helpers/index.js';
+import { createMigratedDatabase, DIALECTS, openStore, type TestDatabase } from '../helpers/index.js';
 
 for (const dialect of DIALECTS) {
   describe(`store: a signal wait and its dependencies: ${dialect}`, () => {
     let db: TestDatabase;
     let store: Store;
     beforeEach(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
     });
     afterEach(async () => {

@@ -14,7 +14,7 @@ import {
 } from '@nudge/store/statements';
 import type { Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   openStore,
   planNodes,
   rawQuery,
@@ -129,9 +129,9 @@ describe(`a million sleeping and waiting jobs cost the claim nothing`, () => {
 
   before(async () => {
     [pgDb, pgFinishedDb, sqliteDb] = await Promise.all([
-      createTestDatabase('postgres'),
-      createTestDatabase('postgres'),
-      createTestDatabase('sqlite'),
+      createMigratedDatabase('postgres'),
+      createMigratedDatabase('postgres'),
+      createMigratedDatabase('sqlite'),
     ]);
     [pgStore, sqliteStore] = await Promise.all([openStore(pgDb), openStore(sqliteDb)]);
     for (const store of [pgStore, sqliteStore]) {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { SqliteStore, type NewJobsHandlers } from '@nudge/store';
-import { createTestDatabase, waitUntil, type TestDatabase } from '../helpers/index.js';
+import { createMigratedDatabase, waitUntil, type TestDatabase } from '../helpers/index.js';
 
 /** Handlers that record each call, in order: `ready:false`, `wake`, `lost` … */
 function recordingHandlers(): NewJobsHandlers & { readonly calls: string[]; wakes(): number } {
@@ -52,7 +52,7 @@ describe('SQLite: the new-jobs listener reads PRAGMA data_version', () => {
   };
 
   beforeEach(async () => {
-    db = await createTestDatabase('sqlite');
+    db = await createMigratedDatabase('sqlite');
     path = db.url.slice('sqlite:'.length);
     store = new SqliteStore(path);
     await store.migrate();

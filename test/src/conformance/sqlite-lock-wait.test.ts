@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createStore, type Store } from '@nudge/store';
-import { createTestDatabase, openStore, type TestDatabase } from '../helpers/index.js';
+import { createMigratedDatabase, openStore, type TestDatabase } from '../helpers/index.js';
 
 /** Holds the file's write lock from another connection for `ms`, then commits. */
 function holdWriteLock(path: string, ms: number): Promise<void> {
@@ -37,7 +37,7 @@ describe('SQLite: waiting for another connection’s write lock', () => {
   let store: Store;
 
   before(async () => {
-    db = await createTestDatabase('sqlite');
+    db = await createMigratedDatabase('sqlite');
     path = db.url.slice('sqlite:'.length);
     store = await openStore(db);
   });

@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { NudgeError, type JobStatus } from '@nudge/core';
 import type { Store } from '@nudge/store';
-import { createTestDatabase, openStore, testPool, waitUntil, type TestDatabase } from '../helpers/index.js';
+import {
+  createMigratedDatabase,
+  openStore,
+  testPool,
+  waitUntil,
+  type TestDatabase,
+} from '../helpers/index.js';
 import { describeStore, later, leaseOf, type StoreCase } from './store-fixture.js';
 
 async function statusOf(t: StoreCase, id: number): Promise<JobStatus | undefined> {
@@ -273,7 +279,7 @@ describe('store conformance, job dependencies under concurrent transactions: pos
   let store: Store | undefined;
   let pool: pg.Pool | undefined;
   beforeEach(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
     pool = testPool(db.url);
   });

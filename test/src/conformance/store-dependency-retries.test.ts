@@ -8,7 +8,7 @@ import type pg from 'pg';
 import type { JobStatus } from '@nudge/core';
 import type { EnqueuedJob, Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   openStore,
   rawQuery,
   testPool,
@@ -172,7 +172,7 @@ describe('store conformance, retrying dependents under concurrent transactions: 
   let store: Store | undefined;
   let pool: pg.Pool | undefined;
   beforeEach(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
     pool = testPool(db.url);
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe } from 'node:test';
 import type { ClaimedJob, JobLease, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from '../helpers/index.js';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '../helpers/index.js';
 
 /** Lease the conformance cases claim with, in ms. */
 export const LEASE_MS = 10_000;
@@ -65,7 +65,7 @@ export function describeStore(title: string, body: (t: StoreCase) => void): void
           }),
       };
       beforeEach(async () => {
-        db = await createTestDatabase(dialect);
+        db = await createMigratedDatabase(dialect);
         store = await openStore(db);
       });
       afterEach(async () => {

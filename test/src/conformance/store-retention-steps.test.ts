@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { PG_PRUNE_FINISHED } from '@nudge/store/statements';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   installPoisonRows,
   openStore,
   rawQuery,
@@ -98,7 +98,7 @@ describeStore('retention of steps and signals', (t) => {
 describe('retention of jobs without steps runs no step trigger: postgres', () => {
   let db: TestDatabase;
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     await (await openStore(db)).close();
     // 200 old jobs without steps, then 5 with them: the trigger's calls count the latter only.
     await rawQuery(

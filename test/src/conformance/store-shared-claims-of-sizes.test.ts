@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { QueueLimitsPatch, Store } from '@nudge/store';
 import { buildPgClaim } from '@nudge/store/statements';
-import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import { createMigratedDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
 import { LEASE_MS } from './store-fixture.js';
 
 /** Claims up to `want` jobs of queue `api` on `client`, asking to share it (or not); answers how many. */
@@ -34,7 +34,7 @@ describe('PostgreSQL claims of different sizes that share a limited queue', () =
   let store: Store;
   let clients: pg.Client[];
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
   });
   after(async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { QueueLimitsPatch, Store } from '@nudge/store';
 import { buildPgClaim } from '@nudge/store/statements';
-import { createTestDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
+import { createMigratedDatabase, openStore, rawQuery, type TestDatabase } from '../helpers/index.js';
 import { LEASE_MS, describeStore } from './store-fixture.js';
 
 const KEYS = 20;
@@ -84,7 +84,7 @@ describe('PostgreSQL claims that ask to share a limited queue with little room',
   let db: TestDatabase;
   let store: Store;
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     store = await openStore(db);
   });
   after(async () => {

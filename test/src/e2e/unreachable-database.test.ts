@@ -9,7 +9,7 @@ import type { Store } from '@nudge/store';
 import {
   FIXTURE_HANDLERS,
   createTcpProxy,
-  createTestDatabase,
+  createMigratedDatabase,
   openStore,
   waitForEvent,
   waitUntil,
@@ -38,7 +38,7 @@ describe('an unreachable PostgreSQL', () => {
   let server: RunningServer;
 
   before(async () => {
-    db = await createTestDatabase('postgres');
+    db = await createMigratedDatabase('postgres');
     direct = await openStore(db);
     const target = new URL(db.url);
     proxy = await createTcpProxy(target.hostname, Number(target.port || 5432));

@@ -9,7 +9,7 @@ import { findUnstorableJson } from '@nudge/core';
 import { startServer, type RunningServer } from '@nudge/server';
 import type { Store } from '@nudge/store';
 import {
-  createTestDatabase,
+  createMigratedDatabase,
   DIALECTS,
   FIXTURE_HANDLERS,
   openStore,
@@ -154,7 +154,7 @@ for (const dialect of DIALECTS) {
       Object.values(await store.countByStatus()).reduce((sum, n) => sum + n, 0);
 
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = await openStore(db);
       server = await startServer({
         databaseUrl: db.url,

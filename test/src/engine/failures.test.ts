@@ -8,7 +8,7 @@ import type { Store } from '@nudge/store';
 import {
   createEngine,
   createScratch,
-  createTestDatabase,
+  createMigratedDatabase,
   describeEngine,
   openStore,
   waitForEvent,
@@ -24,7 +24,7 @@ describe('engine: failures are contained and retried', () => {
   let scratch: Scratch;
 
   before(async () => {
-    db = await createTestDatabase('sqlite');
+    db = await createMigratedDatabase('sqlite');
     store = await openStore(db);
     scratch = createScratch();
     engine = await createEngine(store, {

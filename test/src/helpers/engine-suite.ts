@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe } from 'node:test';
 import type { Engine, EngineOptions } from '@nudge/engine';
 import type { Dialect, Store } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, type TestDatabase } from './databases.js';
+import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from './databases.js';
 import { createEngine, createScratch, type Scratch } from './engine-fixture.js';
 
 /** What every engine case gets: a migrated store on a fresh database, a scratch folder, engines. */
@@ -48,7 +48,7 @@ export function describeEngine(
         },
       };
       beforeEach(async () => {
-        const db = await createTestDatabase(dialect);
+        const db = await createMigratedDatabase(dialect);
         state = { db, store: await openStore(db), scratch: createScratch() };
       });
       afterEach(async () => {

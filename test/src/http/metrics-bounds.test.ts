@@ -13,7 +13,7 @@ import {
   OTHER_LABEL,
 } from '@nudge/http';
 import { createStore, type Store } from '@nudge/store';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '@nudge/test-databases';
+import { createMigratedDatabase, DIALECTS, type TestDatabase } from '@nudge/test-databases';
 import { parsePrometheusText } from '../helpers/index.js';
 
 const QUEUE_NAMES = 50_000;
@@ -40,7 +40,7 @@ for (const dialect of DIALECTS) {
     let db: TestDatabase;
     let store: Store;
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = createStore(db.url);
       await store.migrate();
     });

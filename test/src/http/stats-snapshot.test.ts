@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore, type NamePage, type Store, type StoreStats } from '@nudge/store';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '@nudge/test-databases';
+import { DIALECTS, createMigratedDatabase, type TestDatabase } from '@nudge/test-databases';
 import { STATS_REUSE_FACTOR, STATS_REUSE_FROM_MS, StatsSnapshots } from '@nudge/http';
 
 /** Kinds whose UTF-16 order differs from the code-point order the database sorts by. */
@@ -20,7 +20,7 @@ for (const dialect of DIALECTS) {
     /** The store, whose counts take `countMs` on the test's clock. */
     let slow: Store;
     before(async () => {
-      db = await createTestDatabase(dialect);
+      db = await createMigratedDatabase(dialect);
       store = createStore(db.url);
       await store.migrate();
       slow = new Proxy(store, {

@@ -9,7 +9,7 @@ import {
   type Store,
 } from '@nudge/store';
 import type { Enqueuer } from '@nudge/core';
-import { createTestDatabase, type TestDatabase } from '@nudge/test-databases';
+import { createMigratedDatabase, createTestDatabase, type TestDatabase } from '@nudge/test-databases';
 import { createHttpApp, NudgeMetrics, nudgeRoutes, type ApiKey, type NudgeHttpApp } from '@nudge/http';
 
 /** An app on a fresh database of one dialect, for the route tests of `@nudge/http`. */
@@ -49,9 +49,10 @@ export async function createTestApp(
     rateLimitPerMinute?: number;
   } = {},
 ): Promise<TestApp> {
-  const db = await createTestDatabase(dialect);
+  const migrate = options.migrate ?? true;
+  const db = migrate ? await createMigratedDatabase(dialect) : await createTestDatabase(dialect);
   const store = createStore(db.url);
-  if (options.migrate ?? true) await store.migrate();
+  if (migrate) await store.migrate();
   let claims = 0;
   let enqueues = 0;
   const engine = {

@@ -2,7 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, type ErrorCode } from '@nudge/core';
 import { spawnServer, type ServerProcess } from '@nudge/harness';
 import type { Dialect } from '@nudge/store';
-import { createTestDatabase, DIALECTS, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
+import {
+  createMigratedDatabase,
+  DIALECTS,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '@nudge/test-databases';
 import type { ChaosSize, Scenario, ScenarioResult } from '../scenario.js';
 import { probeBounds } from './api-abuse-bounds.js';
 import { abuseCases } from './api-abuse-cases.js';
@@ -310,7 +316,7 @@ async function pollutionProbe(db: TestDatabase, url: string, findings: Findings)
 }
 
 async function run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
-  const db = await createTestDatabase(dialect);
+  const db = await createMigratedDatabase(dialect);
   const servers: ServerProcess[] = [];
   try {
     await (await openStore(db)).close();

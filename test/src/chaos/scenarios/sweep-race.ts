@@ -1,6 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import type { Dialect, JobLease } from '@nudge/store';
-import { DIALECTS, createTestDatabase, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
+import {
+  DIALECTS,
+  createMigratedDatabase,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '@nudge/test-databases';
 import { installAudit, readAudit } from '../audit.js';
 import type { ChaosSize, Scenario, ScenarioResult } from '../scenario.js';
 import type { RaceThreadData } from '../race-thread.js';
@@ -92,7 +98,7 @@ export const sweepRace: Scenario = {
   title: 'sweep vs completion race',
   dialects: DIALECTS,
   async run(dialect: Dialect, size: ChaosSize): Promise<ScenarioResult> {
-    const db = await createTestDatabase(dialect);
+    const db = await createMigratedDatabase(dialect);
     const store = await openStore(db);
     try {
       await installAudit(db);
