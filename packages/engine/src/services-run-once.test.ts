@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '@nudge/core';
 import type { EnqueueInput, JobLease, Store } from '@nudge/store';
-import { DIALECTS, createMigratedDatabase, openStore, rawQuery, type TestDatabase } from '@nudge/test-databases';
+import {
+  DIALECTS,
+  createMigratedDatabase,
+  openStore,
+  rawQuery,
+  type TestDatabase,
+} from '@nudge/test-databases';
 import { Claimer } from './claimer.js';
 import { CronScheduler } from './cron-scheduler.js';
 import { resolveSchedules } from './cron-schedule.js';
