@@ -116,8 +116,9 @@ describe('ClaimTrigger', () => {
     await passes.end('empty');
     trigger.request();
     assert.equal(passes.started, 2, 'one empty pass does not slow the next request');
-    await passes.end('empty');
+    // Taken before the pass ends: the cooldown starts when the trigger sees the end, not later.
     const lastEmptyAt = performance.now();
+    await passes.end('empty');
     const next = passes.nextStart();
     for (let i = 0; i < 50; i += 1) trigger.request();
     assert.equal(passes.started, 2, 'no pass during the cooldown');
