@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { runService } from '../run-service.js';
 import { settingsHelp } from './settings-help.js';
 
 /**
@@ -12,6 +11,9 @@ export function serveCommand(program: Command): void {
     .description('run the service (HTTP API and engine), configured from the environment as main.js is')
     .addHelpText('after', () => `\n${settingsHelp()}`)
     .action(async () => {
+      // Loaded on demand: the service's modules (HTTP, engine, telemetry) would otherwise
+      // lengthen every other command's start.
+      const { runService } = await import('../run-service.js');
       await runService();
     });
 }
