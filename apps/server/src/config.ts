@@ -1,6 +1,6 @@
 import { NudgeError } from '@nudge/core';
 import type { Dialect } from '@nudge/store';
-import type { RetentionPolicy } from '@nudge/engine';
+import type { RetentionPolicy } from '@nudge/engine/settings';
 import {
   envSchema,
   LOG_LEVELS,

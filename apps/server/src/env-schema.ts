@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NudgeError } from '@nudge/core';
-import { acceptedForm, defaultOf, SettingProblem, type Setting } from '@nudge/engine';
+import { acceptedForm, defaultOf, SettingProblem, type Setting } from '@nudge/engine/settings';
 import { SETTINGS, SETTING_VARIABLES, type ParsedSettings, type SettingName } from './settings/settings.js';
 
 // The server's environment schema: one zod schema per variable, built from the settings tables

@@ -9,29 +9,7 @@ export {
   type EngineSettingOptions,
   type ResolvedEngineOptions,
 } from './engine-options.js';
-export { ENGINE_SETTINGS, type EngineSettingName } from './settings/engine-settings.js';
-export {
-  acceptedForm,
-  checkSettingValue,
-  defaultOf,
-  resolveSettings,
-  type ResolvedSettings,
-} from './settings/resolve-settings.js';
-export {
-  SettingProblem,
-  type ChoiceSetting,
-  type Setting,
-  type SettingContext,
-  type SettingTable,
-  type SettingUnit,
-  type SettingValue,
-  type SwitchSetting,
-  type TextSetting,
-  type VariableSettingName,
-  type VariableSettingValues,
-  type WholeNumberSetting,
-} from './settings/setting.js';
-export { instanceLiveWithinMs, registryRefreshMs } from './instance-registry.js';
+export * from './settings/index.js';
 export type { HeartbeatResult } from './lease-keeper.js';
 export type { RescueResult } from './rescuer.js';
 export type { ScheduleResult } from './promoter.js';
@@ -69,15 +47,6 @@ export {
   type PruneResult,
   type PrunerOptions,
 } from './pruner.js';
-export {
-  parseRetention,
-  describeRetention,
-  retentionAgeMs,
-  DEFAULT_RETENTION,
-  KEEP_EVERYTHING,
-  type RetentionPolicy,
-  type RetentionAges,
-} from './retention-policy.js';
 export {
   CronScheduler,
   CRON_CHECK_INTERVAL_MS,

@@ -11,8 +11,9 @@ import { API_SECURITY_HEADERS, installSecurityHeaders } from './install-security
 import type { NudgeHttpApp } from './nudge-http-app.js';
 import { typeboxValidatorCompiler } from './typebox-validator-compiler.js';
 
-/** Default largest request body: 1 MiB, in bytes (also Fastify's default). */
-export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
+import { DEFAULT_BODY_LIMIT_BYTES } from './http-defaults.js';
+
+export { DEFAULT_BODY_LIMIT_BYTES };
 
 /** Settings of the HTTP server itself, independent of the routes. */
 export interface HttpAppOptions {

@@ -4,8 +4,9 @@ import type { RefusalLimit } from './install-auth.js';
 import type { NudgeHttpApp } from './nudge-http-app.js';
 import { routeAccess } from './route-scopes.js';
 
-/** Default most requests per minute per API key (or client address without keys): 6000, 100 a second. */
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './http-defaults.js';
+
+export { DEFAULT_RATE_LIMIT_PER_MINUTE };
 
 /**
  * Limits requests per minute with `@fastify/rate-limit` (a fixed one-minute window, in memory,

@@ -17,10 +17,9 @@ import { RecordedQueuePins } from './recorded-queue-pins.js';
 export type MetricsEngine = Pick<Engine, 'on' | 'off' | 'slots' | 'claimRequests'> &
   Partial<Pick<Engine, 'kinds'>>;
 
-/** Default most queues, besides the configured and recorded ones, with series of their own. */
-export const DEFAULT_METRICS_MAX_QUEUES = 100;
-/** Default most kinds, besides the engine's, with series of their own. */
-export const DEFAULT_METRICS_MAX_KINDS = 100;
+import { DEFAULT_METRICS_MAX_KINDS, DEFAULT_METRICS_MAX_QUEUES } from './http-defaults.js';
+
+export { DEFAULT_METRICS_MAX_KINDS, DEFAULT_METRICS_MAX_QUEUES };
 
 /** Options of {@link NudgeMetrics}. */
 export interface NudgeMetricsOptions {

@@ -7,7 +7,7 @@ import {
   MAX_ATTEMPTS_RANGE,
   PRIORITY_RANGE,
 } from '@nudge/core';
-import { validateJobBody } from '@nudge/http';
+import { validateJobBody } from '@nudge/http/views';
 import { CliError } from './cli-error.js';
 import { existingJobLine, parseDedupeFlag } from './dedupe-flags.js';
 import { describeFailure } from './describe-failure.js';

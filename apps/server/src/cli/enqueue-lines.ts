@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { SingleBar } from 'cli-progress';
 import type { EnqueueInput, Store } from '@nudge/store';
-import { validateJobBody } from '@nudge/http';
+import { validateJobBody } from '@nudge/http/views';
 import { CliError } from './cli-error.js';
 import { describeFailure } from './describe-failure.js';
 import { plural } from './print.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { JobStatus } from '@nudge/core';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, toJobView } from '@nudge/http';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, toJobView } from '@nudge/http/views';
 import { formatTable } from './format-table.js';
 import { withCliStore } from './open-cli-store.js';
 import { parseJobId, parseQueue, parseStatus, wholeNumber } from './parse-arguments.js';

@@ -8,7 +8,7 @@ import {
   isQueueName,
   type JobStatus,
 } from '@nudge/core';
-import { parseRetention, type RetentionPolicy } from '@nudge/engine';
+import { parseRetention, type RetentionPolicy } from '@nudge/engine/settings';
 
 /** A job id argument: a whole number ≥ 1. @throws InvalidArgumentError saying so */
 export function parseJobId(text: string): number {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { silentLogger } from '@nudge/core';
-import { describeRetention, Pruner, type RetentionPolicy } from '@nudge/engine';
+import { describeRetention, type RetentionPolicy } from '@nudge/engine/settings';
 import { loadRetentionConfig } from '../config.js';
 import { CliError } from './cli-error.js';
 import { describeFailure } from './describe-failure.js';
@@ -25,6 +25,8 @@ export function pruneCommand(program: Command): void {
     .option('--json', 'print {"deleted": n, "byStatus": {…}, "batches": n, "retention": "…"}')
     .action(async (options: { retention?: RetentionPolicy; json?: boolean }) => {
       const policy = options.retention ?? retentionFromEnvironment();
+      // The engine's modules load only for this command, not for every `nudge` start.
+      const { Pruner } = await import('@nudge/engine');
       await withCliStore(async ({ store }) => {
         const pruner = new Pruner({
           store,

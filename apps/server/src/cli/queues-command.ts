@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { QUEUE_CONCURRENCY_RANGE, parseRate } from '@nudge/core';
-import { toQueueView, type QueueView } from '@nudge/http';
+import { toQueueView, type QueueView } from '@nudge/http/views';
 import type { QueueLimitsPatch, QueueRateLimit } from '@nudge/store';
 import { CliError } from './cli-error.js';
 import { formatTable } from './format-table.js';

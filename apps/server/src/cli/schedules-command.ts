@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { toScheduleView } from '@nudge/http';
+import { toScheduleView } from '@nudge/http/views';
 import { formatTable } from './format-table.js';
 import { withCliStore } from './open-cli-store.js';
 import { printJson, printLine } from './print.js';

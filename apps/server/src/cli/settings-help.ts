@@ -1,4 +1,4 @@
-import { acceptedForm } from '@nudge/engine';
+import { acceptedForm } from '@nudge/engine/settings';
 import { defaultText } from '../settings/default-text.js';
 import { SETTINGS } from '../settings/settings.js';
 import { SETTINGS_REFERENCE_PATH } from '../settings/settings-reference.js';

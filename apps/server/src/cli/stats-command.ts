@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { JOB_STATUSES } from '@nudge/core';
-import { instanceLiveWithinMs } from '@nudge/engine';
-import { toStatsView } from '@nudge/http';
+import { instanceLiveWithinMs } from '@nudge/engine/settings';
+import { toStatsView } from '@nudge/http/views';
 import type { StatusCounts, StoreStats } from '@nudge/store';
 import { formatTable } from './format-table.js';
 import { withCliStore } from './open-cli-store.js';

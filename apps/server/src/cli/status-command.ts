@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Job } from '@nudge/core';
-import { toJobView } from '@nudge/http';
+import { toJobView } from '@nudge/http/views';
 import { CliError } from './cli-error.js';
 import { formatTable } from './format-table.js';
 import { withCliStore } from './open-cli-store.js';

@@ -1,4 +1,4 @@
-import type { Setting } from '@nudge/engine';
+import type { Setting } from '@nudge/engine/settings';
 
 /**
  * The default of `setting` as the reference and `nudge serve --help` show it, in Markdown: never

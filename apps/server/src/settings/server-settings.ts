@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { MAX_TIMER_MS } from '@nudge/core';
-import { SettingProblem, type SettingTable } from '@nudge/engine';
+import { SettingProblem, type SettingTable } from '@nudge/engine/settings';
 import { sqlitePath } from '@nudge/store';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
@@ -9,7 +9,7 @@ import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   parseApiKeys,
   type ApiKey,
-} from '@nudge/http';
+} from '@nudge/http/settings';
 
 /** Log levels of pino, the logger Fastify creates; `silent` logs nothing. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

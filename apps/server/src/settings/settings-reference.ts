@@ -1,5 +1,5 @@
 import { MAX_TIMER_MS } from '@nudge/core';
-import { acceptedForm, ENGINE_SETTINGS, type SettingTable } from '@nudge/engine';
+import { acceptedForm, ENGINE_SETTINGS, type SettingTable } from '@nudge/engine/settings';
 import { defaultText } from './default-text.js';
 import { SERVER_SETTINGS } from './server-settings.js';
 import { ENGINE_VARIABLE_SETTINGS } from './settings.js';

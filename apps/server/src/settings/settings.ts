@@ -1,4 +1,8 @@
-import { ENGINE_SETTINGS, type VariableSettingName, type VariableSettingValues } from '@nudge/engine';
+import {
+  ENGINE_SETTINGS,
+  type VariableSettingName,
+  type VariableSettingValues,
+} from '@nudge/engine/settings';
 import { SERVER_SETTINGS } from './server-settings.js';
 
 /** The engine's settings that the server reads from the environment: those with a variable. */
