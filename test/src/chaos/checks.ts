@@ -13,6 +13,12 @@ export interface Fault {
    * as interrupted by the stop too.
    */
   until?: number;
+  /**
+   * For `kill`: when the process was seen to exit. The fault's `at` is taken just before the
+   * signal is sent, so an attempt may start in between; any attempt that started before the
+   * exit was cut short by it.
+   */
+  exitedAt?: number;
 }
 
 /** How long after a stopped process resumes its attempts still count as interrupted by the stop, in ms. */
@@ -126,7 +132,7 @@ export function analyse(evidence: Evidence): Findings {
       (f) =>
         f.pid === attempt.pid &&
         INTERRUPTING.has(f.kind) &&
-        (f.at >= attempt.startedAt ||
+        ((f.exitedAt ?? f.at) >= attempt.startedAt ||
           (f.kind === 'stop' && f.until !== undefined && attempt.startedAt <= f.until + RESUME_GRACE_MS)),
     );
   let duplicatesExplained = 0;
@@ -145,8 +151,15 @@ export function analyse(evidence: Evidence): Findings {
     if (explained) duplicatesExplained += 1;
     else {
       duplicatesUnexplained += 1;
+      // The job's committed changes say whether a sweep took it back (a lease that lapsed without
+      // a fault to its process) or a claim overlapped one still held.
+      const changes = evidence.audit
+        .filter((change) => change.jobId === id)
+        .map((c) => `${c.oldStatus}→${c.newStatus} v${c.oldVersion}→v${c.newVersion} at ${c.at}`);
       details.push(
-        `job ${id}: ran ${attempts.length} times (${attempts.map((a) => `v${a.version} pid ${a.pid}`).join(', ')}) without a fault to explain it`,
+        `job ${id}: ran ${attempts.length} times (${attempts
+          .map((a) => `v${a.version} pid ${a.pid} ${a.startedAt}–${a.endedAt ?? 'no end'}`)
+          .join(', ')}) without a fault to explain it; its changes: ${changes.join(', ')}`,
       );
     }
   }

@@ -126,8 +126,10 @@ export class ChaosCluster {
   /** SIGKILLs `name` and waits for it to exit. */
   async kill(name: string): Promise<void> {
     const instance = this.#instance(name);
-    this.faults.push({ pid: instance.pid, at: ledgerNow(), kind: 'kill' });
+    const fault: Fault = { pid: instance.pid, at: ledgerNow(), kind: 'kill' };
+    this.faults.push(fault);
     await instance.server.stop('SIGKILL');
+    fault.exitedAt = ledgerNow();
   }
 
   /** SIGSTOPs `name`: it keeps its connections and leases but runs nothing. */

@@ -1,5 +1,6 @@
 import { DIALECTS, rawQuery } from '@nudge/test-databases';
 import type { ChaosCluster, Instance } from '../cluster.js';
+import type { Fault } from '../checks.js';
 import { ledgerNow, readLedger } from '../ledger.js';
 import type { ChaosSize, Scenario } from '../scenario.js';
 import { delay, runInCluster } from '../run-scenario.js';
@@ -71,9 +72,11 @@ export const gracefulShutdown: Scenario = {
         const stopping = cluster.terminate('a2');
         await delay(300);
         // The second signal exits at once, as SIGKILL would: what a2 held is the sweep's to recover.
-        cluster.faults.push({ pid: a2.pid, at: ledgerNow(), kind: 'kill' });
+        const kill: Fault = { pid: a2.pid, at: ledgerNow(), kind: 'kill' };
+        cluster.faults.push(kill);
         a2.server.child.kill('SIGTERM');
         const secondExitCode = await stopping;
+        kill.exitedAt = ledgerNow();
 
         // Let another instance finish everything; the long jobs need not take a minute again.
         await rawQuery(cluster.db, `UPDATE nudge_jobs SET payload = ? WHERE status <> 'SUCCEEDED'`, [
