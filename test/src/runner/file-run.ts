@@ -33,10 +33,11 @@ function reportedCounts(output: string): Map<string, number> {
  */
 export function runTestFile(
   file: string,
-  options: { env: NodeJS.ProcessEnv; timeoutMs: number },
+  options: { env: NodeJS.ProcessEnv; timeoutMs: number; namePattern?: string | undefined },
 ): Promise<FileResult> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--test-reporter=spec', file], {
+  const only = options.namePattern === undefined ? [] : [`--test-name-pattern=${options.namePattern}`];
+  const child = spawn(process.execPath, ['--test-reporter=spec', ...only, file], {
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -13,8 +13,8 @@ import { setUpTestDatabases } from './test-database-setup.js';
 import { findTestFiles } from './test-files.js';
 import { inTier, runsAlone } from './test-tiers.js';
 
-const USAGE = `usage: node test/run-tests.mjs [--all] [--concurrency N] [--verbose] [path-substring …]
-       node test/run-tests.mjs --repeat path-substring … --runs N [--busy K]
+const USAGE = `usage: node test/run-tests.mjs [--all] [--concurrency N] [--verbose] [--name REGEXP] [path-substring …]
+       node test/run-tests.mjs --repeat path-substring … --runs N [--busy K] [--name REGEXP]
        node test/run-tests.mjs --chaos [run-chaos options]
 Without a substring it runs the fast tier (\`pnpm test\`), with --all every file (\`pnpm test:all\`);
 with substrings, the files of any tier whose compiled path contains one.`;
@@ -55,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
         busy: { type: 'string', default: '0' },
         concurrency: { type: 'string', default: String(availableParallelism()) },
         verbose: { type: 'boolean', default: false },
+        name: { type: 'string' },
         'timeout-min': { type: 'string', default: '15' },
       },
     });
@@ -94,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
     root,
     times,
     verbose: values.verbose,
+    namePattern: values.name,
   };
   try {
     if (values.repeat) return await repeatFiles(files, { ...options, runs, busy });

@@ -14,6 +14,8 @@ export interface RunFilesOptions {
   readonly times: FileTimes;
   /** Print each failing file's whole output (always) and each passing file's (when set). */
   readonly verbose: boolean;
+  /** Only the tests whose names match this regular expression (node's `--test-name-pattern`). */
+  readonly namePattern?: string | undefined;
 }
 
 /** `ms` as seconds with one decimal. */
