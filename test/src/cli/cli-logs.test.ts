@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { fitJobLogLine } from '@nudge/core';
 import type { ClaimedJob, Store } from '@nudge/store';
 import { DIALECTS, createMigratedDatabase, openStore, type TestDatabase } from '../helpers/index.js';
-import { runCli } from './run-cli.js';
+import { runCli, startCli } from './run-cli.js';
 
 const LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}#(\d+) {2}(DEBUG|INFO |WARN |ERROR) {2}(.*)$/;
 
@@ -88,14 +88,14 @@ for (const dialect of DIALECTS) {
     it('--follow prints new lines as they come and exits 0 once the job finished and its lines are read', async () => {
       const job = await runningJob();
       await log(job, ['before']);
-      const following = nudge('logs', String(job.id), '--follow', '--interval-ms', '50');
-      // Lines come while it follows, and the last ones with the outcome.
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      const following = startCli(['logs', String(job.id), '--follow', '--interval-ms', '50'], env);
+      // Each line is printed while it follows, the last one with the outcome.
+      await following.untilStdout(/before/);
       await log(job, ['during']);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await following.untilStdout(/during/);
       await log(job, ['last']);
       await store.complete([{ id: job.id, version: job.version, resultJson: null }]);
-      const run = await following;
+      const run = await following.done;
       assert.equal(run.code, 0, run.stderr);
       assert.deepEqual(
         run.stdout
