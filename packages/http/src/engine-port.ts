@@ -30,6 +30,3 @@ export type EnginePort = Pick<
   | 'retryMany'
   | 'sendSignal'
 >;
-
-/** @deprecated The former name of {@link EnginePort}; it will be removed in a later release. */
-export type ClaimEngine = EnginePort;

@@ -7,7 +7,7 @@ export {
 } from './create-http-app.js';
 export type { NudgeHttpApp } from './nudge-http-app.js';
 export { DEFAULT_INSTANCE_LIVE_WITHIN_MS, nudgeRoutes, type NudgeRoutesOptions } from './nudge-routes.js';
-export type { ClaimEngine, EnginePort } from './engine-port.js';
+export type { EnginePort } from './engine-port.js';
 export { checkReadiness } from './check-readiness.js';
 export { createJobBodySchema, type CreateJobBody } from './create-job-body.js';
 export { jobViewSchema, toJobView, type JobView } from './job-view.js';

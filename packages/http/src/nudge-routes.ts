@@ -13,7 +13,7 @@ import { jobDependentsRoute } from './job-dependents-route.js';
 import { jobListRoute } from './job-list-route.js';
 import { queueRoutes } from './queue-routes.js';
 import { jobRoutes } from './job-routes.js';
-import { nudgeRoute } from './nudge-route.js';
+import { nudgeRoute } from './post-nudge-route.js';
 import { metricsRoute } from './metrics-route.js';
 import type { NudgeMetrics } from './nudge-metrics.js';
 

@@ -3,7 +3,7 @@ import { pgClaimedSteps } from './pg-claimed-steps.js';
 import { pgMs, pgNow } from './pg-row.js';
 import { limitedWant, SHARE_SLOTS, type LimitedLock } from './pg-limited-hint.js';
 import { pgKeyedCandidateCtes } from './pg-keyed-candidate.js';
-import { pgOthersCandidateCtes } from './pg-others-candidate.js';
+import { pgOpenQueuesCandidateCtes } from './pg-open-queues-candidate.js';
 import {
   limitedQueue,
   pgLimitsCte,
@@ -38,7 +38,7 @@ import {
 // limited queues are read by each candidate CTE (an init plan), so a pause or a new limit is
 // obeyed from the next claim on. With limited queues locked, the candidate of the other queues
 // and that of a limited queue with a key limit read a window of rows in claim order, and look per
-// queue or per key only when the window is full of rows they cannot take (pg-others-candidate.ts,
+// queue or per key only when the window is full of rows they cannot take (pg-open-queues-candidate.ts,
 // pg-keyed-candidate.ts): held-back rows cost a claim at most the window. The batch comes back as
 // one JSON text: the client parses it natively, not row by row.
 
@@ -174,7 +174,7 @@ export function buildPgClaim(
       candidate(`g${g}`, g, kinds, `${groupQueues} ${notApart} AND ${outside(CLOSED_QUEUES)}`, limit);
     else
       ctes.push(
-        ...pgOthersCandidateCtes(
+        ...pgOpenQueuesCandidateCtes(
           {
             name: `g${g}`,
             kinds,

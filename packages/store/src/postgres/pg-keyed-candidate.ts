@@ -14,7 +14,7 @@
 // window, however many there are.
 
 import { keyHasRoom } from './pg-queue-limits-sql.js';
-import { WINDOW } from './pg-others-candidate.js';
+import { WINDOW } from './pg-open-queues-candidate.js';
 
 const CLAIM_ORDER = 'priority, run_at, id';
 

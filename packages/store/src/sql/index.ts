@@ -11,7 +11,7 @@ export * from './sqlite-insert-jobs.js';
 export * from './insert-jobs-sql.js';
 export * from './enqueue-plan.js';
 export * from './dedupe-steps.js';
-export * from './spelt-insert.js';
+export * from './job-insert-values.js';
 export * from './dependency-sql.js';
 export * from './settle-waiting.js';
 export * from './insert-dependents.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SQLITE_CLAIMED_STEPS } from './sqlite-claimed-steps.js';
 import type { ClaimGroup, ClaimInput, ClaimedJob, LimitedClaim } from '../store.js';
-import { sqliteClaimCuts } from './sqlite-claim-cuts.js';
+import { sqliteClaimKeptRows } from './sqlite-claim-kept-rows.js';
 import { toSqliteTime } from './sqlite-row.js';
 import { SQLITE_NOW, sqliteNowPlus } from './sqlite-time.js';
 import {
@@ -184,7 +184,7 @@ export function buildSqliteClaim(
   for (const { name, room } of limited) caps[name] = Math.min(caps[name] ?? room, room);
   // A queue with no room has no candidate: no row of it to cut.
   const queueCut = capEntries.length > 0 || limited.some((queue) => queue.room > 0 && queue.room < total);
-  const { prefix, kept } = sqliteClaimCuts({
+  const { prefix, kept } = sqliteClaimKeptRows({
     offered,
     keyedOffered,
     ...(Object.keys(keyLimits).length > 0 ? { keyCaps: bind(JSON.stringify(keyLimits)) } : {}),

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { loadMigrationFiles } from '../migration-files.js';
 import { assertSchemaNotNewer } from '../schema-too-new.js';
-import { isOldSqliteLedger, renumberOldSqliteLedger } from './sqlite-ledger-renumbering.js';
 import type { SchemaState } from '../store.js';
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS nudge_migrations (
@@ -16,15 +15,13 @@ function appliedVersion(db: Database.Database): number {
     .get();
   if (!exists) return 0;
   const row = db.prepare('SELECT max(version) AS v FROM nudge_migrations').get() as { v: number | null };
-  // An old-numbered ledger's rows from 3 on are each one number up in the files (see the renumbering).
-  return (row.v ?? 0) + (isOldSqliteLedger(db) ? 1 : 0);
+  return row.v ?? 0;
 }
 
 /**
  * Applies pending migrations inside one `BEGIN IMMEDIATE` transaction, so two processes starting
  * together serialize on SQLite's write lock and the second finds nothing left to do.
- * Files go through `db.exec()` because `prepare()` rejects multi-statement strings. A ledger
- * written before the files were renumbered to match PostgreSQL's is renumbered first.
+ * Files go through `db.exec()` because `prepare()` rejects multi-statement strings.
  *
  * @returns the versions applied
  * @throws NudgeError `SCHEMA_TOO_NEW` when the ledger holds a version this code does not know
@@ -33,7 +30,6 @@ export function migrateSqlite(db: Database.Database): number[] {
   const files = loadMigrationFiles('sqlite');
   const run = db.transaction(() => {
     db.exec(LEDGER);
-    renumberOldSqliteLedger(db);
     const applied = appliedVersion(db);
     assertSchemaNotNewer(applied, files.length);
     const record = db.prepare('INSERT INTO nudge_migrations (version, name) VALUES (?, ?)');

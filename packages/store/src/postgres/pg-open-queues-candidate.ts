@@ -15,8 +15,8 @@ const CLAIM_ORDER = 'priority, run_at, id';
 /** Rows the probe of a candidate reads before it chooses how to read. */
 export const WINDOW = 32;
 
-/** What {@link pgOthersCandidateCtes} builds on: SQL fragments of the claim statement. */
-export interface OthersCandidate {
+/** What {@link pgOpenQueuesCandidateCtes} builds on: SQL fragments of the claim statement. */
+export interface OpenQueuesCandidate {
   /** The candidate's CTE name; the helpers add `<name>_probe`, `<name>_walk` and `<name>_by_queue`. */
   readonly name: string;
   /** The group's kinds (a bound text array). */
@@ -38,8 +38,8 @@ export interface OthersCandidate {
  * `walk(name, filter)` builds the CTE `name` of the walk in claim order (the claim's plain
  * candidate) with the extra SQL `filter`.
  */
-export function pgOthersCandidateCtes(
-  c: OthersCandidate,
+export function pgOpenQueuesCandidateCtes(
+  c: OpenQueuesCandidate,
   walk: (name: string, filter: string) => string,
 ): string[] {
   const due = `j.status = 'PENDING' AND j.run_at <= ${c.clock} AND j.kind = ANY(${c.kinds}::text[]) ${c.groupQueues}`;

@@ -8,7 +8,7 @@ const CLAIM_ORDER = 'priority, run_at, id';
 const COLUMNS = 'g, id, queue, priority, run_at, concurrency_key';
 
 /** What the cuts of one claim need; the JSON texts are bound by the caller. */
-export interface SqliteClaimCuts {
+export interface SqliteClaimKeptRows {
   /** The candidate selects of queues without a key limit, each answering {@link COLUMNS}. */
   readonly offered: readonly string[];
   /** The candidate selects of queues with a key limit (the key cut reads only their rows). */
@@ -33,7 +33,7 @@ export interface SqliteClaimCuts {
  * only for the rows with a key of queues with a key limit), then at most the queue's cap per queue, then at most the group's
  * limit per group, each in claim order.
  */
-export function sqliteClaimCuts(cuts: SqliteClaimCuts): { prefix: string; kept: string } {
+export function sqliteClaimKeptRows(cuts: SqliteClaimKeptRows): { prefix: string; kept: string } {
   let prefix = '';
   const selects = [...cuts.offered];
   if (cuts.keyCaps !== undefined && cuts.keyedOffered.length > 0) {

@@ -7,13 +7,16 @@ import { sqliteTimePlus } from './sqlite-clock.js';
  * takes its column's default, and `run_at` is `runAt`, else the clock plus `delayMs` (0 when
  * absent). Used where one statement inserts jobs of any shape (follow-ups, inside a completion).
  */
-export interface SpeltInsert {
+export interface JobInsertValues {
   readonly columns: readonly string[];
   readonly values: readonly string[];
 }
 
 /** `ref` gives SQL for a field's value (NULL when absent); `plusMs(ms)` the clock plus SQL ms. */
-function spelt(ref: (column: JobColumn) => string, plusMs: (msSql: string) => string): SpeltInsert {
+function jobInsertValues(
+  ref: (column: JobColumn) => string,
+  plusMs: (msSql: string) => string,
+): JobInsertValues {
   const byColumn = new Map<string, JobColumn[]>();
   for (const column of JOB_COLUMNS)
     byColumn.set(column.column, [...(byColumn.get(column.column) ?? []), column]);
@@ -34,8 +37,8 @@ function spelt(ref: (column: JobColumn) => string, plusMs: (msSql: string) => st
  * PostgreSQL: every job column from a `jsonb_to_recordset` record aliased `alias`, whose fields
  * {@link pgRecordDefinition} declares; `clockSql` is SQL for the time a delay counts from.
  */
-export function pgRecordValues(alias: string, clockSql: string): SpeltInsert {
-  return spelt(
+export function pgRecordValues(alias: string, clockSql: string): JobInsertValues {
+  return jobInsertValues(
     (c) => `${alias}.${c.recordField}`,
     (ms) => `${clockSql} + (${ms}) * interval '1 millisecond'`,
   );
@@ -51,8 +54,8 @@ export function pgRecordDefinition(): string {
  * of {@link JOB_COLUMNS}, bound NULL when absent: see {@link namedJobParams}); `clockSql` is SQL
  * for the instant a delay counts from (`'now'`, or the store's `coalesce(@now, 'now')`).
  */
-export function sqliteNamedValues(clockSql: string): SpeltInsert {
-  return spelt(
+export function sqliteNamedValues(clockSql: string): JobInsertValues {
+  return jobInsertValues(
     (c) => `@${c.field}`,
     (ms) => sqliteTimePlus(ms, clockSql),
   );
