@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 /**
@@ -25,14 +25,18 @@ export class FileTimes {
     }
   }
 
-  /** The last duration of `file` in ms; files never timed sort first (they may be long). */
-  lastMs(file: string): number {
-    return this.#times[relative(this.#root, file)] ?? Number.POSITIVE_INFINITY;
+  /** The last duration of `file` in ms, if it ran before. */
+  lastMs(file: string): number | undefined {
+    return this.#times[relative(this.#root, file)];
   }
 
-  /** `files`, longest first. */
+  /**
+   * `files`, longest first: those never timed first (they may be long), the largest of them
+   * first, as a fresh checkout has no times; then the others by their last time.
+   */
   longestFirst(files: readonly string[]): string[] {
-    return [...files].sort((a, b) => this.lastMs(b) - this.lastMs(a));
+    const key = (file: string): number => this.lastMs(file) ?? 1e12 + statSync(file).size;
+    return [...files].sort((a, b) => key(b) - key(a));
   }
 
   record(file: string, durationMs: number): void {
