@@ -53,6 +53,20 @@ for (const dialect of DIALECTS) {
         { linesPerJob, bytesPerJob: 1_000_000 },
       );
 
+    it('prints a message that holds a newline or a terminal escape on its own line, escaped', async () => {
+      const job = await runningJob();
+      await log(job, ['forged\n2026-01-01T00:00:00.000Z  #9  INFO   done\u001b[2J\u202e']);
+      const run = await nudge('logs', String(job.id));
+      assert.equal(run.code, 0, run.stderr);
+      const lines = run.stdout.trimEnd().split('\n');
+      assert.equal(lines.length, 1, run.stdout);
+      assert.ok(
+        lines[0]?.endsWith('forged\\n2026-01-01T00:00:00.000Z  #9  INFO   done\\u001b[2J\\u202e  {"n":1}'),
+        lines[0],
+      );
+      assert.doesNotMatch(run.stdout, /\u001b/);
+    });
+
     it("prints a job's lines (time, attempt, level, message, fields) and the lines dropped", async () => {
       const job = await runningJob();
       await log(job, ['first', 'second', 'third', 'fourth'], 3);

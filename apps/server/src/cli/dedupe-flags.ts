@@ -1,3 +1,4 @@
+import { terminalSafe } from './terminal-text.js';
 import type { EnqueuedJob } from '@nudge/store';
 import { CliError } from './cli-error.js';
 
@@ -23,7 +24,7 @@ export function parseDedupeFlag(
 
 /** The line `nudge enqueue` prints for a job it did not create. */
 export function existingJobLine(job: EnqueuedJob): string {
-  const where = `(${job.kind}, queue ${job.queue}, ${job.status})`;
+  const where = `(${terminalSafe(job.kind)}, queue ${terminalSafe(job.queue)}, ${job.status})`;
   if (job.debounceKey !== null)
     return `job ${job.id} waits under that debounce key ${where}: its payload was replaced and it is due at ${job.runAt.toISOString()}`;
   if (job.throttleKey !== null)

@@ -1,3 +1,4 @@
+import { terminalSafe } from './terminal-text.js';
 import { accessSync, constants } from 'node:fs';
 import type { Command } from 'commander';
 import {
@@ -137,7 +138,7 @@ export function enqueueCommand(program: Command): void {
         const job = await store.enqueue(input);
         printLine(
           job.created
-            ? `enqueued job ${job.id} (${job.kind}, queue ${job.queue}, ${job.status})`
+            ? `enqueued job ${job.id} (${terminalSafe(job.kind)}, queue ${terminalSafe(job.queue)}, ${job.status})`
             : existingJobLine(job),
         );
       });

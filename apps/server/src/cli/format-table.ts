@@ -1,5 +1,8 @@
+import { terminalSafe } from './terminal-text.js';
+
 /**
- * Rows as an aligned text table: a header line, then one line per row, columns separated by two
+ * Rows as an aligned text table (each cell made {@link terminalSafe}, so a value cannot break
+ * the table's lines): a header line, then one line per row, columns separated by two
  * spaces and padded to their widest cell; numbers (cells of right-aligned columns) padded on the
  * left. No trailing spaces. An empty `rows` gives the header alone.
  */
@@ -8,7 +11,7 @@ export function formatTable(
   rows: ReadonlyArray<readonly string[]>,
   rightAligned: ReadonlySet<number> = new Set(),
 ): string {
-  const all = [header, ...rows];
+  const all = [header, ...rows].map((row) => row.map(terminalSafe));
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
   return all
     .map((row) =>

@@ -1,3 +1,4 @@
+import { terminalSafe } from './terminal-text.js';
 import type { Command } from 'commander';
 import { TERMINAL_STATUSES } from '@nudge/core';
 import type { Store, StoredJobLogLine } from '@nudge/store';
@@ -17,7 +18,8 @@ interface LogsOptions {
 /** One line as `nudge logs` prints it: time, attempt, level, message, and the fields as JSON. */
 export function formatLogLine(line: StoredJobLogLine): string {
   const fields = line.fieldsJson === null ? '' : `  ${JSON.stringify(JSON.parse(line.fieldsJson))}`;
-  return `${line.at.toISOString()}  #${line.attempt}  ${line.level.toUpperCase().padEnd(5)}  ${line.message}${fields}`;
+  const level = terminalSafe(line.level.toUpperCase()).padEnd(5);
+  return `${line.at.toISOString()}  #${line.attempt}  ${level}  ${terminalSafe(line.message)}${fields}`;
 }
 
 /**

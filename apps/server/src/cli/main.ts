@@ -9,6 +9,7 @@ import module from 'node:module';
 const { CommanderError } = await import('commander');
 const { describeFailure } = await import('./describe-failure.js');
 const { createProgram } = await import('./create-program.js');
+const { terminalSafe } = await import('./terminal-text.js');
 
 try {
   await createProgram().parseAsync(process.argv);
@@ -17,7 +18,7 @@ try {
     // Commander has written its one line (or the help or version) already.
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else {
-    process.stderr.write(`nudge: ${describeFailure(error)}\n`);
+    process.stderr.write(`nudge: ${terminalSafe(describeFailure(error))}\n`);
     process.exitCode = 1;
   }
 }
