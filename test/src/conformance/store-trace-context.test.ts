@@ -30,6 +30,22 @@ describeStore('trace context', (t) => {
     assert.equal('traceContext' in (byId.get(plain.id) ?? {}), false, 'absent, not null');
   });
 
+  it('a tracestate past the W3C bounds is dropped and the traceparent kept, on enqueue and debounce alike', async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const tooMany = Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(',');
+    const long = JSON.stringify({ traceparent, tracestate: tooMany });
+    const kept = JSON.stringify({ traceparent, tracestate: 'a=1,b=2' });
+    const single = await t.store.enqueue({ kind: 'k', traceContext: long });
+    const [many] = await t.store.enqueueMany([
+      { kind: 'k', traceContext: JSON.stringify({ traceparent, tracestate: ' a=1 ,b=2' }) },
+    ]);
+    const debounced = await t.store.enqueue({ kind: 'k', debounce: { key: 'd', delayMs: 60_000 } });
+    await t.store.enqueue({ kind: 'k', debounce: { key: 'd', delayMs: 60_000 }, traceContext: long });
+    assert.equal(await column(single.id), JSON.stringify({ traceparent }));
+    assert.equal(await column(many?.id ?? 0), kept);
+    assert.equal(await column(debounced.id), JSON.stringify({ traceparent }));
+  });
+
   it('a retried job keeps its trace context for the next attempt', async () => {
     const job = await t.store.enqueue({ kind: 'k', traceContext: A });
     const [first] = await t.claim(1, { kinds: ['k'] });

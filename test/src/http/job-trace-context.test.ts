@@ -38,6 +38,22 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('a tracestate header past the W3C bounds, or malformed, is dropped and the job accepted', async () => {
+      const tooMany = Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(',');
+      for (const tracestate of [tooMany, `a=${'x'.repeat(600)}`, 'not a member']) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/jobs',
+          headers: { traceparent: TRACEPARENT, tracestate },
+          payload: { kind: 'echo' },
+        });
+        assert.equal(response.statusCode, 201, tracestate);
+        assert.deepEqual(JSON.parse((await traceContextOf(jsonBody(response).id)) ?? 'null'), {
+          traceparent: TRACEPARENT,
+        });
+      }
+    });
+
     it('a job enqueued without a traceparent, or with a malformed one, has none', async () => {
       for (const headers of [
         {},

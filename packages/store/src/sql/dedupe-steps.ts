@@ -1,4 +1,10 @@
-import { NudgeError, type DebounceOption, type ThrottleOption, type Enqueuer } from '@nudge/core';
+import {
+  NudgeError,
+  storedTraceContext,
+  type DebounceOption,
+  type ThrottleOption,
+  type Enqueuer,
+} from '@nudge/core';
 import type { EnqueueRow } from './job-columns.js';
 import { pgInsertJobs } from './pg-insert-jobs.js';
 import { returningList, type ReturnedRow, type Returning } from './returned-row.js';
@@ -93,7 +99,8 @@ function debounceReplace(
     `UPDATE nudge_jobs SET payload = ?${dialect === 'postgres' ? '::jsonb' : ''}, trace_context = ?, ` +
     `run_at = ${clockPlus(dialect, '?')} WHERE ${DEBOUNCE_WAITING}${owned} RETURNING ${returningList(returning)}`;
   const payload = JSON.stringify(job.payload === undefined ? {} : job.payload);
-  const params = [payload, job.traceContext ?? null, debounce.delayMs, job.kind, debounce.key];
+  const traceContext = job.traceContext === undefined ? undefined : storedTraceContext(job.traceContext);
+  const params = [payload, traceContext ?? null, debounce.delayMs, job.kind, debounce.key];
   if (ownerKeyId !== undefined) params.push(ownerKeyId);
   return { sql: numbered(dialect, sql), params };
 }

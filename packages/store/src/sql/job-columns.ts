@@ -2,6 +2,7 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_PRIORITY,
   DEFAULT_QUEUE,
+  storedTraceContext,
   type Enqueuer,
   type JobInput,
 } from '@nudge/core';
@@ -134,7 +135,8 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     column: 'trace_context',
     recordField: 'trace_context',
     pgType: 'text',
-    value: (job) => job.traceContext,
+    // Bounded as the W3C Trace Context asks, on every enqueue path alike.
+    value: (job) => (job.traceContext === undefined ? undefined : storedTraceContext(job.traceContext)),
   },
   {
     field: 'runAt',
