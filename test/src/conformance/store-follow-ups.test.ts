@@ -20,7 +20,7 @@ describeStore('follow-up jobs', (t) => {
           ...leaseOf(parent),
           resultJson: '1',
           followUps: [
-            { kind: 'a', payloadJson: '{"n":[1,2]}' },
+            { kind: 'a', payloadJson: '{"n":[1,2]}', concurrencyKey: 'customer-1' },
             { kind: 'b', queue: 'mail', priority: -3, maxAttempts: 2, idempotencyKey: 'once' },
             { kind: 'b', idempotencyKey: 'once' },
             { kind: 'b', idempotencyKey: 'taken' },
@@ -43,6 +43,11 @@ describeStore('follow-up jobs', (t) => {
         ['c', 'PENDING', {}, 'default', 0, 5, null],
       ],
       'a repeated or existing key is skipped',
+    );
+    assert.deepEqual(
+      jobs.map((j) => j.concurrencyKey),
+      ['customer-1', null, null, null],
+      'the concurrency key is kept',
     );
     assert.equal(jobs[2]?.runAt.getTime(), now.getTime() + 60_000, 'delay from the database clock');
     assert.equal(jobs[3]?.runAt.getTime(), now.getTime() - 1000);

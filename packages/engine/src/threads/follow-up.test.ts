@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { JOB_FIELDS } from '@nudge/core';
 import { followUpOf } from './follow-up.js';
 
 describe('followUpOf', () => {
@@ -10,6 +11,35 @@ describe('followUpOf', () => {
       priority: 2,
       delayMs: 5,
     });
+  });
+
+  it('keeps every job option of the contract (a new option fails here until it is carried)', () => {
+    const samples: Array<Record<string, unknown>> = [
+      {
+        queue: 'q',
+        priority: 2,
+        runAt: new Date('2030-01-01T00:00:00Z'),
+        maxAttempts: 3,
+        idempotencyKey: 'i',
+        concurrencyKey: 'c',
+        dependsOn: [7],
+        onDependencyFailure: 'run',
+      },
+      { delayMs: 5, throttle: { key: 't', windowMs: 1000 } },
+      { debounce: { key: 'd', delayMs: 1000 } },
+    ];
+    const options = JOB_FIELDS.filter((field) => field !== 'kind' && field !== 'payload');
+    assert.deepEqual(
+      samples.flatMap((sample) => Object.keys(sample)).sort(),
+      [...options].sort(),
+      'the samples hold every option once',
+    );
+    for (const sample of samples) {
+      const carried = followUpOf('k', undefined, sample, 1) as Record<string, unknown>;
+      for (const [field, value] of Object.entries(sample)) {
+        assert.deepEqual(carried[field], value instanceof Date ? value.toISOString() : value, field);
+      }
+    }
   });
 
   it('keeps dependsOn as plain values, ids and indexes of earlier follow-ups', () => {

@@ -41,6 +41,7 @@ export function followUpOf(
     ...(input.priority === undefined ? {} : { priority: input.priority }),
     ...(input.maxAttempts === undefined ? {} : { maxAttempts: input.maxAttempts }),
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
+    ...(input.concurrencyKey === undefined ? {} : { concurrencyKey: input.concurrencyKey }),
     ...(input.runAt === undefined ? {} : { runAt: input.runAt.toISOString() }),
     ...(input.delayMs === undefined ? {} : { delayMs: input.delayMs }),
     ...(input.throttle === undefined ? {} : { throttle: { ...input.throttle } }),
