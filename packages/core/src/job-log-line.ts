@@ -39,9 +39,24 @@ function cutUtf8(text: string, maxBytes: number): string {
 }
 
 /**
+ * The text of a `ctx.log` message: a string as given, anything else through `String()`, and a
+ * fixed note for a value `String()` throws on; never throws.
+ */
+export function jobLogMessageText(message: unknown): string {
+  if (typeof message === 'string') return message;
+  try {
+    return String(message);
+  } catch {
+    // A value with no usable toString (Object.create(null), a toString that throws): the line is
+    // kept, and the handler goes on, as with fields that are not JSON.
+    return '[a message that cannot be made text]';
+  }
+}
+
+/**
  * The JSON text of `fields` as a line stores it: `null` without fields; a note object
  * (`{"unstorable": "why"}`) when the value is not a plain object or cannot be stored as JSON alike
- * on both dialects (a cycle, a `bigint`, U+0000, nesting too deep).
+ * on both dialects (a cycle, a `bigint`, U+0000, nesting too deep). Never throws.
  */
 export function jobLogFieldsJson(fields: unknown): string | null {
   if (fields === undefined || fields === null) return null;

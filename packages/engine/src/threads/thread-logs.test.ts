@@ -25,6 +25,26 @@ describe('ThreadLogs', () => {
     assert.deepEqual(sent, [], 'nothing went on the timer');
   });
 
+  it('keeps a line whose message cannot be made text, and does not throw into the handler', () => {
+    const logs = new ThreadLogs({ intervalMs: 60_000, linesPerAttempt: 100, send: () => undefined });
+    const log = logs.logOf(1, 1, 1);
+    const throwing = {
+      toString() {
+        throw new Error('no text');
+      },
+    };
+    // A handler in JavaScript may pass anything as the message.
+    const untyped = log as unknown as Record<'info' | 'warn' | 'error', (message: unknown) => void>;
+    untyped.info(throwing);
+    untyped.warn(Object.create(null));
+    untyped.error(42);
+    assert.deepEqual(logs.take(1, 1)?.[3], [
+      ['info', '[a message that cannot be made text]', null],
+      ['warn', '[a message that cannot be made text]', null],
+      ['error', '42', null],
+    ]);
+  });
+
   it('sends at most linesPerAttempt lines of an attempt and counts the rest', () => {
     const logs = new ThreadLogs({ intervalMs: 60_000, linesPerAttempt: 3, send: () => undefined });
     const log = logs.logOf(1, 1, 1);

@@ -1,4 +1,4 @@
-import { fitJobLogLine, jobLogFieldsJson, type JobLogLevel } from '@nudge/core';
+import { fitJobLogLine, jobLogFieldsJson, jobLogMessageText, type JobLogLevel } from '@nudge/core';
 import type { JobLog } from '../handlers/handler.js';
 import type { LogBatch, LogLineTuple } from './thread-messages.js';
 
@@ -75,11 +75,7 @@ export class ThreadLogs {
       log.dropped += 1;
     } else {
       log.taken += 1;
-      const line = fitJobLogLine(
-        level,
-        typeof message === 'string' ? message : String(message),
-        jobLogFieldsJson(fields),
-      );
+      const line = fitJobLogLine(level, jobLogMessageText(message), jobLogFieldsJson(fields));
       log.unsent.push([line.level, line.message, line.fieldsJson]);
     }
     this.#dirty.add(log);
