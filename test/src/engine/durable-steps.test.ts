@@ -190,14 +190,25 @@ describeEngine('engine: durable steps', (t) => {
     assert.match(done.lastError ?? '', /already used the name "twice"/);
   });
 
-  it('a step whose result cannot be stored fails the attempt', async () => {
+  it('a step whose result cannot be stored fails the job at once, without a retry', async () => {
     const e = await engine();
-    const job = await t.store.enqueue({ kind: 'unstorableStep', payload: {}, maxAttempts: 1 });
+    const job = await t.store.enqueue({ kind: 'unstorableStep', payload: {}, maxAttempts: 3 });
     e.start();
     const done = await finished(t, job.id);
     assert.equal(done.status, 'FAILED');
+    assert.equal(done.attempts, 1, 'no retry can store it');
     assert.match(done.lastError ?? '', /step "bad" returned a value that cannot be stored/);
     assert.deepEqual((await t.store.jobSteps(job.id)).steps, []);
+  });
+
+  it('a step result over 1 MiB fails the job at once, even when the handler catches the error', async () => {
+    const e = await engine();
+    const job = await t.store.enqueue({ kind: 'oversizedStep', payload: {}, maxAttempts: 3 });
+    e.start();
+    const done = await finished(t, job.id);
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.attempts, 1);
+    assert.match(done.lastError ?? '', /step "big" returned \d+ bytes of JSON, more than the limit/);
   });
 
   it('a job that uses no steps ships none and writes none', async () => {

@@ -87,7 +87,9 @@ export interface HandlerContext {
    * every later attempt of the job (after a crash, a retry, a sleep or a wait), the step returns
    * that stored result without running `fn`. The result is what JSON gives back (a `Date` becomes
    * its ISO text, `undefined` becomes `null`), on the first attempt too, so every attempt sees the
-   * same value; it has the limits of a job's result (`MAX_RESULT_BYTES`, 1 MiB). The step is
+   * same value; it has the limits of a job's result (`MAX_RESULT_BYTES`, 1 MiB): a result that
+   * cannot be stored (too large, not JSON, nested too deep) throws `PAYLOAD_UNSTORABLE` or
+   * `PAYLOAD_TOO_DEEP`, and the job fails at once, without a retry, however the handler ends. The step is
    * recorded in one database write, fenced by the attempt's lease, before `step` resolves: what
    * runs after it never runs without it. A step that throws is recorded `FAILED` with its error,
    * and the error fails the attempt as any throw does; the next attempt runs the step again. The

@@ -335,10 +335,22 @@ export class AttemptRunner {
           this.#durableOf(entry).waitForSignal(name, options) as Promise<never>,
       };
       const value: unknown = await kind.handler(payload, ctx);
-      this.#settle(entry, this.#resultOf(entry, value));
+      const unstorable = entry.durable?.unstorableStep;
+      this.#settle(
+        entry,
+        unstorable === undefined
+          ? this.#resultOf(entry, value)
+          : [id, version, AttemptStatus.failedPermanently, unstorable, entry.unsentProgress],
+      );
     } catch (error) {
       if (entry.span && !entry.settled) this.#options.tracing?.recordError(entry.span, error);
-      this.#settle(entry, [id, version, AttemptStatus.threw, errorMessage(error), entry.unsentProgress]);
+      const unstorable = entry.durable?.unstorableStep;
+      this.#settle(
+        entry,
+        unstorable === undefined
+          ? [id, version, AttemptStatus.threw, errorMessage(error), entry.unsentProgress]
+          : [id, version, AttemptStatus.failedPermanently, unstorable, entry.unsentProgress],
+      );
     }
   }
 

@@ -64,6 +64,7 @@ export class DurableSteps {
   readonly #signals = new Map<string, JsonValue>();
   /** Names used by this attempt: a second use throws. */
   readonly #used = new Set<string>();
+  #unstorable: string | undefined;
 
   /** @param stepsJson - the claim's `ClaimedSteps` as JSON text, absent for a job without any */
   constructor(host: DurableStepsHost, stepsJson: string | undefined) {
@@ -74,6 +75,15 @@ export class DurableSteps {
       this.#steps.set(name, { type, status, result, remainingMs });
     }
     for (const [name, payload] of shipped.signals) this.#signals.set(name, payload);
+  }
+
+  /**
+   * Why a step of this attempt returned what cannot be stored (over `MAX_RESULT_BYTES`, not JSON,
+   * nested too deep), if one did: no retry can store it, so the attempt fails for good however
+   * the handler ends.
+   */
+  get unstorableStep(): string | undefined {
+    return this.#unstorable;
   }
 
   /** `ctx.step`: see `HandlerContext.step`. */
@@ -113,7 +123,13 @@ export class DurableSteps {
       await this.#host.write({ ...failed, attempt: this.#host.attempt, durationMs }).catch(() => false);
       throw error;
     }
-    const resultJson = storableStepResult(key, value);
+    let resultJson: string | null;
+    try {
+      resultJson = storableStepResult(key, value);
+    } catch (error) {
+      this.#unstorable ??= errorMessage(error);
+      throw error;
+    }
     const durationMs = performance.now() - started;
     await this.#record({ name: key, type: 'step', status: 'SUCCEEDED', resultJson, durationMs });
     const result = resultJson === null ? null : (JSON.parse(resultJson) as JsonValue);

@@ -162,7 +162,7 @@ export function suspendWaitOf(wire: SuspendWire): SuspendWait {
  * the returned value as JSON text, `null` for `undefined`; `followUps` the jobs it recorded with
  * `ctx.enqueue`), `[id, version, threw, error, progressJson]` for a handler that threw (a result,
  * not a crash), or `[id, version, failedPermanently, error, progressJson]` for a failure that no
- * retry can fix (a result over `MAX_RESULT_BYTES`, a payload that does not match the kind's
+ * retry can fix (a result or a step result over `MAX_RESULT_BYTES`, a payload that does not match the kind's
  * schema), or `[id, version, suspended, wait, progressJson]` for an attempt that sleeps or waits
  * for a signal. `progressJson` is the last `ctx.progress` value not yet sent in a progress message.
  * Trailing elements may be missing or `null`.
