@@ -103,9 +103,9 @@ export function parseTraceContext(text: string | null | undefined): TraceContext
 /**
  * `text` as stored in the `trace_context` column: re-written by {@link traceContextText} from
  * what {@link parseTraceContext} reads (so a `tracestate` out of bounds is dropped, never the
- * job), or `undefined` for text with no valid `traceparent`.
+ * job), or `undefined` for none, or text with no valid `traceparent`.
  */
-export function storedTraceContext(text: string): string | undefined {
+export function storedTraceContext(text: string | undefined): string | undefined {
   const context = parseTraceContext(text);
   return context === undefined ? undefined : traceContextText(context);
 }

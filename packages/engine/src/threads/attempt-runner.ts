@@ -335,23 +335,27 @@ export class AttemptRunner {
           this.#durableOf(entry).waitForSignal(name, options) as Promise<never>,
       };
       const value: unknown = await kind.handler(payload, ctx);
-      const unstorable = entry.durable?.unstorableStep;
-      this.#settle(
-        entry,
-        unstorable === undefined
-          ? this.#resultOf(entry, value)
-          : [id, version, AttemptStatus.failedPermanently, unstorable, entry.unsentProgress],
-      );
+      this.#settle(entry, this.#unstorableStepFailure(entry) ?? this.#resultOf(entry, value));
     } catch (error) {
       if (entry.span && !entry.settled) this.#options.tracing?.recordError(entry.span, error);
-      const unstorable = entry.durable?.unstorableStep;
       this.#settle(
         entry,
-        unstorable === undefined
-          ? [id, version, AttemptStatus.threw, errorMessage(error), entry.unsentProgress]
-          : [id, version, AttemptStatus.failedPermanently, unstorable, entry.unsentProgress],
+        this.#unstorableStepFailure(entry) ?? [
+          id,
+          version,
+          AttemptStatus.threw,
+          errorMessage(error),
+          entry.unsentProgress,
+        ],
       );
     }
+  }
+
+  /** The failure for good of an attempt one of whose steps returned what cannot be stored, if one did. */
+  #unstorableStepFailure(entry: Running): AttemptResult | undefined {
+    const unstorable = entry.durable?.unstorableStep;
+    if (unstorable === undefined) return undefined;
+    return [entry.id, entry.version, AttemptStatus.failedPermanently, unstorable, entry.unsentProgress];
   }
 
   /** The result of a handler that returned `value`: a success, or why the value cannot be stored. */

@@ -99,8 +99,13 @@ function debounceReplace(
     `UPDATE nudge_jobs SET payload = ?${dialect === 'postgres' ? '::jsonb' : ''}, trace_context = ?, ` +
     `run_at = ${clockPlus(dialect, '?')} WHERE ${DEBOUNCE_WAITING}${owned} RETURNING ${returningList(returning)}`;
   const payload = JSON.stringify(job.payload === undefined ? {} : job.payload);
-  const traceContext = job.traceContext === undefined ? undefined : storedTraceContext(job.traceContext);
-  const params = [payload, traceContext ?? null, debounce.delayMs, job.kind, debounce.key];
+  const params = [
+    payload,
+    storedTraceContext(job.traceContext) ?? null,
+    debounce.delayMs,
+    job.kind,
+    debounce.key,
+  ];
   if (ownerKeyId !== undefined) params.push(ownerKeyId);
   return { sql: numbered(dialect, sql), params };
 }

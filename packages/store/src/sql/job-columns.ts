@@ -136,7 +136,7 @@ export const JOB_COLUMNS: readonly JobColumn[] = [
     recordField: 'trace_context',
     pgType: 'text',
     // Bounded as the W3C Trace Context asks, on every enqueue path alike.
-    value: (job) => (job.traceContext === undefined ? undefined : storedTraceContext(job.traceContext)),
+    value: (job) => storedTraceContext(job.traceContext),
   },
   {
     field: 'runAt',
